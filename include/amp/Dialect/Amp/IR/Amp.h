@@ -1,0 +1,46 @@
+//===- Amp.h - amp dialect --------------------------------------*- C++ -*-===//
+//
+// The amp dialect: autocast regions (`amp.autocast`), the `amp.cast` op, and
+// the `#amp.autocast` / `#amp.policy` attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMP_H
+#define AMP_DIALECT_AMP_IR_AMP_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "amp/Dialect/Amp/IR/AmpOpsDialect.h.inc"
+
+#include "amp/Dialect/Amp/IR/AmpEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "amp/Dialect/Amp/IR/AmpAttrs.h.inc"
+
+namespace mlir::amp {
+class YieldOp;
+} // namespace mlir::amp
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/Amp/IR/AmpOps.h.inc"
+
+namespace mlir::amp {
+
+/// The default lower-precision type of a device: f16 for cuda, bf16 for cpu
+/// (PyTorch `autocast_dtype` defaults).
+FloatType getDefaultLowerPrecisionType(MLIRContext *ctx, DeviceType device);
+
+/// True when every value of `from` is exactly representable in `to` (the
+/// conversion widens: f16/bf16 -> f32 -> f64).
+bool isExactFloatConversion(FloatType from, FloatType to);
+
+} // namespace mlir::amp
+
+#endif // AMP_DIALECT_AMP_IR_AMP_H

@@ -1,0 +1,68 @@
+//===- AmpDialect.cpp - amp dialect ---------------------------------------===//
+//
+// Dialect registration, constant materialization, and the verifier of the
+// dialect's discardable attributes (`amp.autocast` on functions, `amp.policy`
+// on modules, functions and autocast ops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/Amp.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+#include "amp/Dialect/Amp/IR/AmpOpsDialect.cpp.inc"
+
+void AmpDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+Operation *AmpDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || typed.getType() != type)
+    return nullptr;
+  return arith::ConstantOp::create(builder, loc, type, typed);
+}
+
+LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() == getAutocastAttrName()) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError()
+             << "'" << getAutocastAttrName()
+             << "' decorates functions only; use the amp.autocast op to mark "
+                "a region inside other ops";
+    if (!isa<AutocastAttr>(attr.getValue()))
+      return op->emitError() << "'" << getAutocastAttrName()
+                             << "' must be an #amp.autocast<...> attribute";
+    return success();
+  }
+  if (attr.getName() == getPolicyAttrName()) {
+    if (!isa<ModuleOp, FunctionOpInterface, AutocastOp>(op))
+      return op->emitError()
+             << "'" << getPolicyAttrName()
+             << "' is valid on a module, a function or an amp.autocast op";
+    if (!isa<PolicyAttr>(attr.getValue()))
+      return op->emitError() << "'" << getPolicyAttrName()
+                             << "' must be an #amp.policy<...> attribute";
+    return success();
+  }
+  if (attr.getName() == getComputeTypeAttrName()) {
+    auto type = dyn_cast<TypeAttr>(attr.getValue());
+    if (!type || !isa<FloatType>(type.getValue()))
+      return op->emitError()
+             << "'" << getComputeTypeAttrName() << "' must be a float type";
+    return success();
+  }
+  return op->emitError() << "unknown amp dialect attribute '"
+                         << attr.getName().getValue() << "'";
+}

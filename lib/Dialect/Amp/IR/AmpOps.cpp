@@ -1,0 +1,244 @@
+//===- AmpOps.cpp - amp dialect operations --------------------------------===//
+//
+// `amp.autocast` (custom syntax, verifier, region-branch interface),
+// `amp.yield` and `amp.cast` (verifier and folders).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/Amp.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+//===----------------------------------------------------------------------===//
+// AutocastOp
+//===----------------------------------------------------------------------===//
+
+void AutocastOp::build(OpBuilder &builder, OperationState &state,
+                       TypeRange resultTypes, AutocastAttr config) {
+  state.addTypes(resultTypes);
+  state.addAttribute(getConfigAttrName(state.name), config);
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+  if (resultTypes.empty()) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&body->front());
+    YieldOp::create(builder, state.location);
+  }
+}
+
+YieldOp AutocastOp::getYield() {
+  return cast<YieldOp>(getBodyBlock()->getTerminator());
+}
+
+namespace {
+/// Parses `(true)` / `(false)` after a keyword.
+ParseResult parseParenBool(OpAsmParser &parser, bool &value) {
+  StringRef word;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLParen() || parser.parseKeyword(&word) ||
+      parser.parseRParen())
+    return failure();
+  if (word != "true" && word != "false")
+    return parser.emitError(loc, "expected 'true' or 'false'");
+  value = word == "true";
+  return success();
+}
+} // namespace
+
+// amp.autocast device_type(cuda) [dtype(T)] [enabled(B)] [cache_enabled(B)]
+//              [-> types] [attributes {...}] region
+ParseResult AutocastOp::parse(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *ctx = parser.getContext();
+  SMLoc opLoc = parser.getCurrentLocation();
+  std::optional<DeviceType> device;
+  Type dtype;
+  bool enabled = true, cacheEnabled = true;
+  llvm::StringSet<> seen;
+
+  StringRef keyword;
+  while (true) {
+    SMLoc kwLoc = parser.getCurrentLocation();
+    if (failed(parser.parseOptionalKeyword(
+            &keyword, {"device_type", "dtype", "enabled", "cache_enabled"})))
+      break;
+    if (!seen.insert(keyword).second)
+      return parser.emitError(kwLoc) << "'" << keyword << "' given twice";
+    if (keyword == "device_type") {
+      StringRef name;
+      SMLoc nameLoc;
+      if (parser.parseLParen())
+        return failure();
+      nameLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&name) || parser.parseRParen())
+        return failure();
+      device = symbolizeDeviceType(name);
+      if (!device)
+        return parser.emitError(nameLoc)
+               << "unknown autocast device type '" << name
+               << "', expected 'cuda' or 'cpu'";
+    } else if (keyword == "dtype") {
+      if (parser.parseLParen() || parser.parseType(dtype) ||
+          parser.parseRParen())
+        return failure();
+    } else if (keyword == "enabled") {
+      if (parseParenBool(parser, enabled))
+        return failure();
+    } else if (parseParenBool(parser, cacheEnabled)) {
+      return failure();
+    }
+  }
+  if (!device)
+    return parser.emitError(opLoc, "expected 'device_type(cuda|cpu)'");
+  // The device default is not stored, so that `dtype(f16)` on cuda and no
+  // dtype at all are the same op.
+  if (dtype && dtype == getDefaultLowerPrecisionType(ctx, *device))
+    dtype = Type();
+  auto config =
+      AutocastAttr::getChecked([&] { return parser.emitError(opLoc); }, ctx,
+                               *device, dtype, enabled, cacheEnabled);
+  if (!config)
+    return failure();
+  result.addAttribute(getConfigAttrName(result.name), config);
+
+  if (parser.parseOptionalArrowTypeList(result.types) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, /*arguments=*/{}))
+    return failure();
+  if (body->empty())
+    body->push_back(new Block());
+  if (result.types.empty()) {
+    OpBuilder builder(ctx);
+    AutocastOp::ensureTerminator(*body, builder, result.location);
+  }
+  return success();
+}
+
+void AutocastOp::print(OpAsmPrinter &p) {
+  AutocastAttr config = getConfig();
+  p << " device_type(" << stringifyDeviceType(config.getDeviceType()) << ")";
+  if (Type dtype = config.getDtype();
+      dtype && dtype != getDefaultLowerPrecisionType(getContext(),
+                                                     config.getDeviceType()))
+    p << " dtype(" << dtype << ")";
+  if (!config.getEnabled())
+    p << " enabled(false)";
+  if (!config.getCacheEnabled())
+    p << " cache_enabled(false)";
+  p.printOptionalArrowTypeList(getResultTypes());
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getConfigAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/!getResults().empty());
+}
+
+LogicalResult AutocastOp::verify() {
+  auto yield = dyn_cast<YieldOp>(getBodyBlock()->getTerminator());
+  if (!yield)
+    return emitOpError("region must end with amp.yield");
+  if (yield.getNumOperands() != getNumResults())
+    return emitOpError("yields ")
+           << yield.getNumOperands() << " values but declares "
+           << getNumResults() << " results";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getOperandTypes(), getResultTypes()))) {
+    auto [yielded, declared] = pair;
+    if (yielded != declared)
+      return emitOpError("yield operand #")
+             << i << " has type " << yielded << " but result #" << i
+             << " is declared as " << declared;
+  }
+  return success();
+}
+
+void AutocastOp::getSuccessorRegions(
+    RegionBranchPoint point, SmallVectorImpl<RegionSuccessor> &regions) {
+  // The body runs exactly once: parent -> body -> parent.
+  if (point.isParent()) {
+    regions.push_back(RegionSuccessor(&getBody()));
+    return;
+  }
+  regions.push_back(RegionSuccessor(getOperation(), getResults()));
+}
+
+void AutocastOp::getRegionInvocationBounds(
+    ArrayRef<Attribute> operands, SmallVectorImpl<InvocationBounds> &bounds) {
+  bounds.emplace_back(1, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+bool CastOp::areCastCompatible(TypeRange inputs, TypeRange outputs) {
+  if (inputs.size() != 1 || outputs.size() != 1)
+    return false;
+  auto inShaped = dyn_cast<ShapedType>(inputs.front());
+  auto outShaped = dyn_cast<ShapedType>(outputs.front());
+  if (static_cast<bool>(inShaped) != static_cast<bool>(outShaped))
+    return false;
+  if (inShaped && inShaped.getShape() != outShaped.getShape())
+    return false;
+  return isa<FloatType>(getElementTypeOrSelf(inputs.front())) &&
+         isa<FloatType>(getElementTypeOrSelf(outputs.front()));
+}
+
+namespace {
+/// Rounds `value` to `type` (round to nearest, ties to even, subnormals
+/// kept), as the hardware conversion does at run time.
+APFloat convertFloat(APFloat value, FloatType type) {
+  bool losesInfo = false;
+  (void)value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                      &losesInfo);
+  return value;
+}
+} // namespace
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  Type outType = getOut().getType();
+  auto outElem = cast<FloatType>(getElementTypeOrSelf(outType));
+
+  // cast(x : T to T) -> x
+  if (getIn().getType() == outType)
+    return getIn();
+
+  // Constants fold with run-time rounding.
+  if (auto scalar = dyn_cast_if_present<FloatAttr>(adaptor.getIn()))
+    return FloatAttr::get(outType, convertFloat(scalar.getValue(), outElem));
+  if (auto dense = dyn_cast_if_present<DenseFPElementsAttr>(adaptor.getIn())) {
+    auto outShaped = cast<ShapedType>(outType);
+    if (dense.isSplat())
+      return DenseElementsAttr::get(
+          outShaped, convertFloat(dense.getSplatValue<APFloat>(), outElem));
+    return dense.mapValues(outElem, [&](const APFloat &v) {
+      return convertFloat(v, outElem).bitcastToAPInt();
+    });
+  }
+
+  // cast(cast(x : A to B) : B to C) -> cast(x : A to C) when A -> B is exact.
+  if (auto inner = getIn().getDefiningOp<CastOp>()) {
+    auto a = cast<FloatType>(getElementTypeOrSelf(inner.getIn().getType()));
+    auto b = cast<FloatType>(getElementTypeOrSelf(inner.getOut().getType()));
+    if (isExactFloatConversion(a, b)) {
+      if (inner.getIn().getType() == outType)
+        return inner.getIn();
+      getInMutable().assign(inner.getIn());
+      return getOut();
+    }
+  }
+  return {};
+}
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what amp-mlir needs on a fresh Debian (bookworm) machine. Idempotent:
+# packages already present are skipped, so running it twice is cheap.
+set -euo pipefail
+
+PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+      ninja-build cmake python3 python3-pip)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: Debian packages present"
+fi
+
+# lit's Python package ships with llvm-22-tools; nothing else is needed for the
+# C++ build and the lit suite.
+test -x /usr/lib/llvm-22/bin/mlir-opt || { echo "setup: mlir-opt missing" >&2; exit 1; }
+test -x /usr/lib/llvm-22/bin/lit || { echo "setup: lit missing" >&2; exit 1; }

@@ -1,0 +1,27 @@
+# -*- Python -*-
+# lit configuration of the amp-mlir regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "AMP"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.amp_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# The real model files shipped next to the project (../shared/models).
+config.substitutions.append(
+    ("%models", os.path.join(config.amp_shared_dir, "models")))
+
+tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
+tools = [ToolSubst("amp-opt", unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
