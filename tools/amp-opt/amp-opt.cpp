@@ -2,17 +2,32 @@
 //
 // `mlir-opt` with the amp dialect and passes: every upstream dialect, pass
 // and extension is registered, so every mlir-opt flag works and amp passes
-// chain with upstream ones in one pipeline.
+// chain with upstream ones in one pipeline. With `-mlir-pass-statistics`,
+// the amp passes' counters are printed after the run (Debian's MLIR keeps no
+// statistics of its own; see amp/Support/Statistics.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/InitAmp.h"
+#include "amp/Support/Statistics.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+
+namespace {
+/// Whether `-mlir-pass-statistics` was given.
+bool passStatisticsRequested() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("mlir-pass-statistics");
+  if (it == options.end())
+    return false;
+  return static_cast<llvm::cl::opt<bool> *>(it->second)->getValue();
+}
+} // namespace
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -23,6 +38,12 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::amp::registerAllAmpDialects(registry);
 
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "amp-mlir optimizer driver\n", registry));
+  auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
+      argc, argv, "amp-mlir optimizer driver\n", registry);
+  bool printStatistics = passStatisticsRequested();
+  mlir::LogicalResult result =
+      mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry);
+  if (printStatistics)
+    mlir::amp::printStatistics(llvm::errs());
+  return mlir::asMainReturnCode(result);
 }

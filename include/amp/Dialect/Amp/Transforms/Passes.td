@@ -1,0 +1,83 @@
+//===- Passes.td - amp dialect passes ----------------------*- tablegen -*-===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
+#define AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AmpAutocast : Pass<"amp-autocast", "ModuleOp"> {
+  let summary = "Assign f16/bf16/f32 to every op of autocast regions from the cast policy";
+  let description = [{
+    For every enabled `amp.autocast` region and every function decorated with
+    `amp.autocast = #amp.autocast<...>`, decides the compute type of each op
+    from the cast policy (categories lower, fp32, promote, infer, clear,
+    keep), inserts `amp.cast` where a value changes type, and rebuilds the
+    ops at their new element types. The region's declared result types (and
+    a decorated function's signature) do not change: values are cast back at
+    the `amp.yield` / `func.return`. Afterwards the regions are inlined and
+    the decorators removed, so no `amp.autocast` remains (`keep-regions`
+    leaves them in place for inspection).
+
+    Modes:
+    - `eager`: op by op, as PyTorch eager autocast runs the same sequence of
+      ops: lower ops in the region dtype, fp32 ops in f32, every other op at
+      the widest float type of its tensor inputs.
+    - `graph` (default): dataflow painting as OneFlow's and TensorFlow's AMP
+      passes: infer and clear ops run in low precision only on a path between
+      lower ops or from a lower op to a region result, fp32 spreads forward
+      into infer/clear ops that feed fp32 or infer ops, and the fewest casts
+      are inserted. See docs/Autocast.md for the algorithm.
+
+    Integer and f64 values are never touched. Constants are cast at compile
+    time; an op whose constant would overflow or underflow in the low type
+    stays f32 (remark). With `cache_enabled` (the default), a value is cast
+    once per target type, right after its definition or at region entry, so
+    casts of weights and loop-invariant values are made once and hoisted out
+    of loops; `cache_enabled(false)` casts at every use. Loop-carried values
+    (scf.for/while iter_args) keep their original type.
+
+    Errors: a policy option naming an unknown op. Warnings: an op the policy
+    puts in low precision that cannot be retyped (it stays f32).
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"graph\"",
+           "Propagation mode: graph (cast-minimising painting) or eager (PyTorch-exact)">,
+    ListOption<"lowerOps", "lower-ops", "std::string", "Ops added to the lower list">,
+    ListOption<"fp32Ops", "fp32-ops", "std::string", "Ops added to the fp32 list">,
+    ListOption<"promoteOps", "promote-ops", "std::string", "Ops added to the promote list">,
+    ListOption<"inferOps", "infer-ops", "std::string", "Ops added to the infer list">,
+    ListOption<"clearOps", "clear-ops", "std::string", "Ops added to the clear list">,
+    ListOption<"keepOps", "keep-ops", "std::string", "Ops added to the keep list">,
+    ListOption<"removeLowerOps", "remove-lower-ops", "std::string", "Ops removed from the lower list (they become infer)">,
+    ListOption<"removeFp32Ops", "remove-fp32-ops", "std::string", "Ops removed from the fp32 list (they become infer)">,
+    ListOption<"removePromoteOps", "remove-promote-ops", "std::string", "Ops removed from the promote list (they become infer)">,
+    ListOption<"removeInferOps", "remove-infer-ops", "std::string", "Ops removed from the infer list (they stay infer: the default of unlisted ops)">,
+    ListOption<"removeClearOps", "remove-clear-ops", "std::string", "Ops removed from the clear list (they become infer)">,
+    ListOption<"removeKeepOps", "remove-keep-ops", "std::string", "Ops removed from the keep list (they become infer)">,
+    Option<"annotate", "annotate", "bool", /*default=*/"false",
+           "Leave an amp.compute_type attribute on every decided op">,
+    Option<"keepRegions", "keep-regions", "bool", /*default=*/"false",
+           "Leave the amp.autocast ops and decorators in place instead of inlining them">,
+  ];
+  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
+}
+
+def AmpFp32Accumulation : Pass<"amp-fp32-accumulation"> {
+  let summary = "Make every f16/bf16 contraction and sum-like reduction accumulate in f32";
+  let description = [{
+    Rewrites, inside or outside autocast regions, every contraction with
+    f16/bf16 operands (linalg matmul family, convolutions, contraction-shaped
+    linalg.generic, tosa.matmul, tosa conv ops) and every sum-like reduction
+    (tosa.reduce_sum, linalg.reduce/generic combining with addf or mulf, sum
+    pooling, tosa.avg_pool2d, linalg.softmax) so that it accumulates in f32
+    and rounds once to its f16/bf16 result type (an `amp.cast` after it).
+    Upstream MLIR 22 keeps an f16 accumulator for f16 tosa.reduce_sum and
+    lowers f16->f16 tosa.matmul to an f16-accumulating batch_matmul
+    (cases C01-C03). Result types do not change.
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
+}
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

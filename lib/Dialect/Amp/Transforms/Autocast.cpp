@@ -1,0 +1,697 @@
+//===- Autocast.cpp - autocast type propagation ---------------------------===//
+//
+// The `amp-autocast` pass: for every enabled autocast region (amp.autocast op
+// or decorated function), decide each op's compute type from the cast policy
+// (eager: op by op as PyTorch; graph: dataflow painting as OneFlow and
+// TensorFlow), insert amp.cast where a value changes type (once per value and
+// type with the weight-cast cache), rebuild the ops at their new types, and
+// inline the region. The algorithm is documented step by step in
+// docs/Autocast.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Retype.h"
+
+#include "amp/Dialect/Amp/IR/Amp.h"
+#include "amp/Dialect/Amp/Policy/CastPolicy.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Support/Statistics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPAUTOCAST
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+enum class Mode { graph, eager };
+
+/// An autocast region: the body of an amp.autocast op or of a decorated
+/// function.
+struct Scope {
+  Operation *owner;
+  Region *region;
+  AutocastAttr config;
+};
+
+/// Statistics of one pass run, shared by its scopes (see recordStatistics).
+struct Counters {
+  uint64_t opsF16 = 0, opsBF16 = 0, opsF32 = 0, castsInserted = 0,
+           castsCached = 0, castsHoisted = 0, constantsNarrowed = 0,
+           keptF32 = 0;
+};
+
+/// Sources carry no compute: constants and shape-only tensors are converted
+/// (at compile time) where their users need another type.
+bool isSource(Operation *op) {
+  return isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op);
+}
+
+/// Ops whose regions belong to the enclosing autocast region: their bodies
+/// are processed op by op, their region arguments and results keep types.
+bool isStructural(Operation *op) {
+  return isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::ExecuteRegionOp,
+             scf::IndexSwitchOp>(op);
+}
+
+/// Float data operands of `op` that decide "the widest input type": tensor
+/// operands when there are any (scalars do not promote tensors, as Python
+/// scalars do not in PyTorch), else scalars. Inits of structured ops count
+/// only when the payload reads them and they carry data.
+SmallVector<Value> getDataOperands(Operation *op) {
+  SmallVector<Value> tensors, scalars;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    if (!isAutocastFloat(v.getType()))
+      continue;
+    if (dps && dps.isDpsInit(&operand)) {
+      if (!linalgOp || !payloadReadsInit(linalgOp, operand) ||
+          isRematerializableInit(v))
+        continue;
+    }
+    (isa<ShapedType>(v.getType()) ? tensors : scalars).push_back(v);
+  }
+  return tensors.empty() ? scalars : tensors;
+}
+
+FloatType widestOf(ArrayRef<Value> values) {
+  FloatType widest;
+  for (Value v : values)
+    widest = widestFloatType(
+        widest, cast<FloatType>(getElementTypeOrSelf(v.getType())));
+  return widest;
+}
+
+/// The first float constant feeding `op` (directly, through a fill init, or
+/// inside its payload) that does not fit in `type`.
+Attribute findNonFittingConstant(Operation *op, FloatType type) {
+  auto check = [&](Value v) -> Attribute {
+    Attribute attr;
+    if (matchPattern(v, m_Constant(&attr)) && isAutocastFloat(v.getType()) &&
+        !constantFitsIn(attr, type))
+      return attr;
+    if (auto fill = v.getDefiningOp<linalg::FillOp>())
+      if (matchPattern(fill.value(), m_Constant(&attr)) &&
+          !constantFitsIn(attr, type))
+        return attr;
+    return {};
+  };
+  for (Value v : op->getOperands())
+    if (Attribute bad = check(v))
+      return bad;
+  Attribute bad;
+  for (Region &region : op->getRegions())
+    region.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (!bad && isAutocastFloat(v.getType()))
+          bad = check(v);
+      return bad ? WalkResult::interrupt() : WalkResult::advance();
+    });
+  return bad;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph-mode painting
+//===----------------------------------------------------------------------===//
+
+/// Colours of graph mode (TensorFlow: allow / deny).
+enum class Paint { none, low, f32 };
+
+/// Dataflow painting over the ops of one region, after TensorFlow's
+/// auto_mixed_precision (see docs/Autocast.md for the steps).
+class GraphPainter {
+public:
+  GraphPainter(ArrayRef<Operation *> ops, ArrayRef<CastCategory> categories,
+               Operation *terminator) {
+    for (auto [i, op] : llvm::enumerate(ops))
+      index[op] = i;
+    nodes.resize(ops.size());
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      nodes[i].cat = categories[i];
+      for (Value v : getEdgeOperands(op))
+        if (Operation *def = v.getDefiningOp())
+          if (auto it = index.find(def); it != index.end()) {
+            nodes[i].preds.push_back(it->second);
+            nodes[it->second].succs.push_back(i);
+          }
+    }
+    if (terminator)
+      for (Value v : terminator->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          if (auto it = index.find(def); it != index.end())
+            sinkPreds.push_back(it->second);
+  }
+
+  SmallVector<Paint> paint() {
+    size_t n = nodes.size();
+    SmallVector<Paint> colour(n, Paint::none);
+    auto isFlow = [&](unsigned i) {
+      return nodes[i].cat == CastCategory::infer ||
+             nodes[i].cat == CastCategory::clear;
+    };
+    auto isClear = [&](unsigned i) {
+      return nodes[i].cat == CastCategory::clear;
+    };
+
+    // 1. Lower ops are low.
+    for (unsigned i = 0; i < n; ++i)
+      if (nodes[i].cat == CastCategory::lower)
+        colour[i] = Paint::low;
+
+    // 2. fp32 spreads forward: mark infer/fp32 ops and the clear ops that
+    //    feed them (walking back through clear ops only), then paint f32
+    //    every marked infer/clear op reachable forward from an fp32 op.
+    SmallVector<bool> upstreamOfF32OrInfer(n, false);
+    SmallVector<unsigned> work;
+    for (unsigned i = 0; i < n; ++i)
+      if (nodes[i].cat == CastCategory::fp32 ||
+          nodes[i].cat == CastCategory::infer) {
+        upstreamOfF32OrInfer[i] = true;
+        work.push_back(i);
+      }
+    while (!work.empty()) {
+      unsigned i = work.pop_back_val();
+      for (unsigned p : nodes[i].preds)
+        if (isClear(p) && !upstreamOfF32OrInfer[p]) {
+          upstreamOfF32OrInfer[p] = true;
+          work.push_back(p);
+        }
+    }
+    SmallVector<bool> forcedF32(n, false);
+    for (unsigned i = 0; i < n; ++i)
+      if (nodes[i].cat == CastCategory::fp32)
+        work.push_back(i);
+    while (!work.empty()) {
+      unsigned i = work.pop_back_val();
+      for (unsigned s : nodes[i].succs)
+        if (isFlow(s) && upstreamOfF32OrInfer[s] && !forcedF32[s]) {
+          forcedF32[s] = true;
+          colour[s] = Paint::f32;
+          work.push_back(s);
+        }
+    }
+
+    // 3. Infer/clear ops on a path between lower ops (or from a lower op to
+    //    the region's results) are low: mark what lies downstream of a lower
+    //    op, then paint back from lower ops and the results.
+    SmallVector<bool> downstreamOfLower(n, false);
+    for (unsigned i = 0; i < n; ++i)
+      if (nodes[i].cat == CastCategory::lower)
+        work.push_back(i);
+    while (!work.empty()) {
+      unsigned i = work.pop_back_val();
+      for (unsigned s : nodes[i].succs)
+        if (isFlow(s) && !forcedF32[s] && !downstreamOfLower[s]) {
+          downstreamOfLower[s] = true;
+          work.push_back(s);
+        }
+    }
+    auto paintBack = [&](unsigned i) {
+      if (colour[i] == Paint::none && downstreamOfLower[i]) {
+        colour[i] = Paint::low;
+        work.push_back(i);
+      }
+    };
+    for (unsigned i = 0; i < n; ++i)
+      if (nodes[i].cat == CastCategory::lower)
+        work.push_back(i);
+    for (unsigned i : sinkPreds)
+      paintBack(i);
+    while (!work.empty()) {
+      unsigned i = work.pop_back_val();
+      for (unsigned p : nodes[i].preds)
+        paintBack(p);
+    }
+
+    // 4. Clear ops next to a low op, either way, move data in low precision.
+    for (unsigned i = 0; i < n; ++i)
+      if (colour[i] == Paint::low)
+        work.push_back(i);
+    while (!work.empty()) {
+      unsigned i = work.pop_back_val();
+      auto visit = [&](unsigned j) {
+        if (isClear(j) && colour[j] == Paint::none) {
+          colour[j] = Paint::low;
+          work.push_back(j);
+        }
+      };
+      for (unsigned p : nodes[i].preds)
+        visit(p);
+      for (unsigned s : nodes[i].succs)
+        visit(s);
+    }
+    return colour;
+  }
+
+private:
+  /// Operands that carry data from another op (not shape-only inits).
+  static SmallVector<Value> getEdgeOperands(Operation *op) {
+    SmallVector<Value> result;
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      if (!isAutocastFloat(v.getType()))
+        continue;
+      if (dps && dps.isDpsInit(&operand) && isRematerializableInit(v))
+        continue;
+      result.push_back(v);
+    }
+    return result;
+  }
+
+  struct Node {
+    CastCategory cat;
+    SmallVector<unsigned> preds, succs;
+  };
+  DenseMap<Operation *, unsigned> index;
+  SmallVector<Node> nodes;
+  SmallVector<unsigned> sinkPreds;
+};
+
+//===----------------------------------------------------------------------===//
+// Scope rewriting
+//===----------------------------------------------------------------------===//
+
+class ScopeRewriter {
+public:
+  ScopeRewriter(const Scope &scope, Mode mode, bool annotate,
+                const CastPolicyOverrides &overrides, Counters &counters)
+      : scope(scope), mode(scope.config.getEnabled() ? mode : Mode::eager),
+        enabled(scope.config.getEnabled()),
+        cacheEnabled(scope.config.getCacheEnabled()), annotate(annotate),
+        low(scope.config.getLowerPrecisionType()),
+        f32(Float32Type::get(scope.owner->getContext())),
+        policy(scope.config.getDeviceType(), overrides), counters(counters) {}
+
+  LogicalResult run() {
+    if (mode == Mode::graph)
+      paintGraph();
+    return processRegion(*scope.region);
+  }
+
+private:
+  /// Collects the ops of the scope that the policy decides, in program order.
+  void collect(Region &region, SmallVectorImpl<Operation *> &ops,
+               SmallVectorImpl<CastCategory> &cats) {
+    for (Block &block : region)
+      for (Operation &op : block) {
+        if (isa<AutocastOp>(op) || isSource(&op) ||
+            op.hasTrait<OpTrait::IsTerminator>())
+          continue;
+        if (isStructural(&op)) {
+          for (Region &r : op.getRegions())
+            collect(r, ops, cats);
+          continue;
+        }
+        if (std::optional<CastCategory> cat = policy.classify(&op)) {
+          ops.push_back(&op);
+          cats.push_back(*cat);
+        }
+      }
+  }
+
+  void paintGraph() {
+    SmallVector<Operation *> ops;
+    SmallVector<CastCategory> cats;
+    collect(*scope.region, ops, cats);
+    Operation *terminator = scope.region->front().getTerminator();
+    SmallVector<Paint> colours = GraphPainter(ops, cats, terminator).paint();
+    for (auto [op, colour] : llvm::zip(ops, colours))
+      paint[op] = colour;
+  }
+
+  LogicalResult processRegion(Region &region) {
+    for (Block &block : region)
+      for (Operation &op : llvm::make_early_inc_range(block))
+        if (failed(processOp(&op)))
+          return failure();
+    return success();
+  }
+
+  LogicalResult processOp(Operation *op) {
+    if (isa<AutocastOp>(op) || isSource(op))
+      return success(); // nested regions are scopes of their own
+    if (op->hasTrait<OpTrait::IsTerminator>())
+      return processTerminator(op);
+    if (isStructural(op)) {
+      castEntryOperands(op);
+      for (Region &region : op->getRegions())
+        if (failed(processRegion(region)))
+          return failure();
+      return success();
+    }
+    std::optional<CastCategory> cat = policy.classify(op);
+    if (!cat)
+      return success();
+    if (*cat == CastCategory::keep || (!enabled && *cat == CastCategory::keep))
+      return processKeep(op);
+    return processDecided(op, *cat);
+  }
+
+  /// The compute type of a decided op, before constant-range checks.
+  FloatType decideComputeType(Operation *op, CastCategory cat) {
+    if (!enabled)
+      return widestOf(getDataOperands(op)); // policy off: input types rule
+    if (cat == CastCategory::lower)
+      return low;
+    if (cat == CastCategory::fp32)
+      return f32;
+    if (cat == CastCategory::promote || mode == Mode::eager)
+      return widestOf(getDataOperands(op));
+    // Graph mode, infer and clear: the painted colour; unpainted ops run in
+    // f32 (they are not between low ops).
+    return paint.lookup(op) == Paint::low ? low : f32;
+  }
+
+  LogicalResult processDecided(Operation *op, CastCategory cat) {
+    FloatType compute = decideComputeType(op, cat);
+    if (!compute)
+      return success(); // no float data: nothing to decide
+    if (compute != f32) {
+      if (Attribute bad = findNonFittingConstant(op, compute)) {
+        op->emitRemark() << "stays f32: constant " << bad << " does not fit in "
+                         << compute;
+        ++counters.keptF32;
+        compute = f32;
+      }
+    }
+    SmallVector<Type> oldTypes(op->getResultTypes());
+    auto castFn = [&](Value v, FloatType elem, Operation *user) {
+      return castTo(v, elem, user);
+    };
+    FailureOr<Operation *> newOp = retypeOp(op, compute, castFn);
+    if (failed(newOp) && compute != f32) {
+      op->emitWarning() << "cannot be retyped to " << compute
+                        << " as the cast policy asks; it stays f32";
+      ++counters.keptF32;
+      compute = f32;
+      newOp = retypeOp(op, compute, castFn);
+    }
+    if (failed(newOp))
+      return op->emitError()
+             << "amp-autocast could not retype this op to " << compute;
+    for (auto [result, type] : llvm::zip((*newOp)->getResults(), oldTypes))
+      if (result.getType() != type)
+        originalTypes[result] = type;
+    if (annotate)
+      (*newOp)->setAttr(AmpDialect::getComputeTypeAttrName(),
+                        TypeAttr::get(compute));
+    if (compute.isF16())
+      ++counters.opsF16;
+    else if (compute.isBF16())
+      ++counters.opsBF16;
+    else
+      ++counters.opsF32;
+    return success();
+  }
+
+  /// A `keep` op reads its operands at the types it was written with.
+  LogicalResult processKeep(Operation *op) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      auto it = originalTypes.find(v);
+      if (it == originalTypes.end() || it->second == v.getType())
+        continue;
+      operand.set(
+          castTo(v, cast<FloatType>(getElementTypeOrSelf(it->second)), op));
+    }
+    return success();
+  }
+
+  /// Values flowing into region arguments keep those arguments' types.
+  void castEntryOperands(Operation *op) {
+    auto branch = dyn_cast<RegionBranchOpInterface>(op);
+    if (!branch)
+      return;
+    SmallVector<RegionSuccessor> successors;
+    branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
+    for (RegionSuccessor &successor : successors) {
+      OperandRange operands = branch.getEntrySuccessorOperands(successor);
+      unsigned begin = operands.getBeginOperandIndex();
+      for (auto [i, pair] : llvm::enumerate(
+               llvm::zip(operands, successor.getSuccessorInputs()))) {
+        auto [value, input] = pair;
+        if (value.getType() != input.getType())
+          op->setOperand(begin + i, castToType(value, input.getType(), op));
+      }
+    }
+  }
+
+  /// Terminators forward values at the types their successors declare:
+  /// loop-carried values, scf.if results, the region's results, and a
+  /// decorated function's results do not change type.
+  LogicalResult processTerminator(Operation *op) {
+    if (isa<func::ReturnOp>(op) && op->getParentOp() == scope.owner) {
+      auto func = cast<FunctionOpInterface>(scope.owner);
+      for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+        if (op->getOperand(i).getType() != type)
+          op->setOperand(i, castToType(op->getOperand(i), type, op));
+      return success();
+    }
+    auto term = dyn_cast<RegionBranchTerminatorOpInterface>(op);
+    if (!term) {
+      if (llvm::any_of(op->getOperandTypes(), isAutocastFloat))
+        return processKeep(op);
+      return success();
+    }
+    SmallVector<RegionSuccessor> successors;
+    SmallVector<Attribute> noConstants(op->getNumOperands(), Attribute());
+    term.getSuccessorRegions(noConstants, successors);
+    for (RegionSuccessor &successor : successors) {
+      MutableOperandRange operands =
+          term.getMutableSuccessorOperands(successor);
+      for (auto [i, input] : llvm::enumerate(successor.getSuccessorInputs())) {
+        OpOperand &operand = operands[i];
+        if (operand.get().getType() != input.getType())
+          operand.set(castToType(operand.get(), input.getType(), op));
+      }
+    }
+    return success();
+  }
+
+  Value castToType(Value v, Type type, Operation *user) {
+    auto elem = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    if (!elem || !isAutocastFloat(v.getType()))
+      return v;
+    return castTo(v, elem, user);
+  }
+
+  /// Where the cached cast of `v` goes: right after its definition inside
+  /// the region, or at region entry for values from outside (weights).
+  void setCastInsertionPoint(OpBuilder &b, Value v) {
+    Region *region = scope.region;
+    if (Operation *def = v.getDefiningOp()) {
+      if (region->isAncestor(def->getParentRegion())) {
+        b.setInsertionPointAfter(def);
+        return;
+      }
+    } else if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (region->isAncestor(arg.getParentRegion())) {
+        b.setInsertionPointToStart(arg.getOwner());
+        return;
+      }
+    }
+    b.setInsertionPointToStart(&region->front());
+  }
+
+  /// `v` converted to element type `elem`, valid at `user`.
+  Value castTo(Value v, FloatType elem, Operation *user) {
+    Type target = withElementType(v.getType(), elem);
+    if (v.getType() == target)
+      return v;
+    auto key = std::make_pair(v, target);
+    // Constants and shape-only tensors are rebuilt, never cast at run time:
+    // sharing them is always right. Other values share a cast only with the
+    // weight-cast cache on.
+    bool cached = cacheEnabled || matchPattern(v, m_Constant()) ||
+                  isRematerializableInit(v);
+    if (cached) {
+      if (Value hit = castCache.lookup(key)) {
+        ++counters.castsCached;
+        return hit;
+      }
+    }
+    OpBuilder b(user);
+    if (cached)
+      setCastInsertionPoint(b, v);
+    Value result = convertElementType(b, user->getLoc(), v, elem);
+    Operation *def = result.getDefiningOp();
+    if (def && !isa<CastOp>(def)) {
+      // Folded at compile time: a constant, or a rebuilt empty/filled tensor.
+      if (matchPattern(result, m_Constant()))
+        ++counters.constantsNarrowed;
+      // Keep tosa constants tosa (tosa verifiers want tosa.const operands).
+      Attribute value;
+      if (v.getDefiningOp<tosa::ConstOp>() &&
+          matchPattern(result, m_Constant(&value))) {
+        result = tosa::ConstOp::create(b, def->getLoc(), target,
+                                       cast<ElementsAttr>(value));
+        def->erase();
+      }
+    } else {
+      ++counters.castsInserted;
+      LoopLikeOpInterface userLoop =
+          user->getParentOfType<LoopLikeOpInterface>();
+      if (def && userLoop && !userLoop->isAncestor(def))
+        ++counters.castsHoisted;
+    }
+    if (cached)
+      castCache[key] = result;
+    return result;
+  }
+
+  const Scope &scope;
+  Mode mode;
+  bool enabled, cacheEnabled, annotate;
+  FloatType low, f32;
+  CastPolicy policy;
+  Counters &counters;
+  DenseMap<Operation *, Paint> paint;
+  DenseMap<std::pair<Value, Type>, Value> castCache;
+  DenseMap<Value, Type> originalTypes;
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// Moves the body of an autocast op before it and replaces its results.
+void inlineAutocast(AutocastOp op) {
+  YieldOp yield = op.getYield();
+  op->replaceAllUsesWith(yield.getOperands());
+  yield->erase();
+  Block *body = op.getBodyBlock();
+  op->getBlock()->getOperations().splice(op->getIterator(),
+                                         body->getOperations());
+  op->erase();
+}
+
+struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (mode != "graph" && mode != "eager")
+      return emitError(UnknownLoc::get(ctx))
+             << "amp-autocast: mode must be 'graph' or 'eager', got '" << mode
+             << "'";
+    overrides.clear();
+    auto add = [&](ArrayRef<std::string> names,
+                   std::optional<CastCategory> cat) {
+      for (const std::string &name : names)
+        overrides[name] = cat;
+    };
+    // Removals first, so that moving an op (remove from one list, add to
+    // another) gives it the new category.
+    for (ArrayRef<std::string> list : {ArrayRef<std::string>(removeLowerOps),
+                                       ArrayRef<std::string>(removeFp32Ops),
+                                       ArrayRef<std::string>(removePromoteOps),
+                                       ArrayRef<std::string>(removeInferOps),
+                                       ArrayRef<std::string>(removeClearOps),
+                                       ArrayRef<std::string>(removeKeepOps)})
+      add(list, std::nullopt);
+    add(lowerOps, CastCategory::lower);
+    add(fp32Ops, CastCategory::fp32);
+    add(promoteOps, CastCategory::promote);
+    add(inferOps, CastCategory::infer);
+    add(clearOps, CastCategory::clear);
+    add(keepOps, CastCategory::keep);
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    for (auto &entry : overrides) {
+      StringRef name = entry.getKey();
+      if (!RegisteredOperationName::lookup(name, ctx)) {
+        module.emitError() << "amp-autocast: policy option names unknown op '"
+                           << name << "'";
+        return signalPassFailure();
+      }
+    }
+
+    SmallVector<Scope> scopes;
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto autocast = dyn_cast<AutocastOp>(op)) {
+        scopes.push_back({op, &autocast.getBody(), autocast.getConfig()});
+      } else if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+        auto config =
+            op->getAttrOfType<AutocastAttr>(AmpDialect::getAutocastAttrName());
+        if (config && !func.isExternal())
+          scopes.push_back({op, &func.getFunctionBody(), config});
+      }
+    });
+
+    Counters counters;
+    Mode parsedMode = mode == "eager" ? Mode::eager : Mode::graph;
+    for (const Scope &scope : scopes) {
+      ScopeRewriter rewriter(scope, parsedMode, annotate, overrides, counters);
+      if (failed(rewriter.run()))
+        return signalPassFailure();
+    }
+    recordStatistics(
+        getArgument(),
+        {{"ops-f16", "Ops computing in f16", counters.opsF16},
+         {"ops-bf16", "Ops computing in bf16", counters.opsBF16},
+         {"ops-f32", "Ops computing in f32", counters.opsF32},
+         {"casts-inserted", "amp.cast ops inserted", counters.castsInserted},
+         {"casts-cached", "Uses served by an existing cast (weight-cast cache)",
+          counters.castsCached},
+         {"casts-hoisted", "Casts placed outside the loop of their use",
+          counters.castsHoisted},
+         {"constants-narrowed", "Constants cast at compile time",
+          counters.constantsNarrowed},
+         {"kept-f32",
+          "Ops the policy puts low that stay f32 (constant range, not "
+          "retypable)",
+          counters.keptF32}});
+
+    if (keepRegions)
+      return;
+    for (const Scope &scope : llvm::reverse(scopes)) {
+      if (auto autocast = dyn_cast<AutocastOp>(scope.owner))
+        inlineAutocast(autocast);
+      else
+        scope.owner->removeAttr(AmpDialect::getAutocastAttrName());
+    }
+    eraseDeadHelpers(module);
+  }
+
+  /// Erases the casts, constants, fills and empty tensors that retyping left
+  /// without users.
+  static void eraseDeadHelpers(ModuleOp module) {
+    bool erased = true;
+    while (erased) {
+      erased = false;
+      module.walk([&](Operation *op) {
+        if (isa<CastOp, arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp,
+                linalg::FillOp>(op) &&
+            op->use_empty()) {
+          op->erase();
+          erased = true;
+        }
+      });
+    }
+  }
+
+  CastPolicyOverrides overrides;
+};
+
+} // namespace

@@ -1,0 +1,207 @@
+//===- Fp32Accumulation.cpp - f32 accumulators for f16/bf16 ---------------===//
+//
+// The `amp-fp32-accumulation` pass: every contraction and sum-like reduction
+// with f16/bf16 results is rewritten to accumulate in f32 and round once to
+// its result type, the way tensor cores and cuBLAS (CUBLAS_COMPUTE_32F) and
+// PyTorch's reduction kernels (opmath) do. Result types do not change; an
+// amp.cast after the op rounds the f32 accumulator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Retype.h"
+
+#include "amp/Dialect/Amp/IR/Amp.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Support/Statistics.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPFP32ACCUMULATION
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+bool isLowFloat(Type type) {
+  return isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(type));
+}
+
+/// True when the payload combines the accumulator of `init` by addition,
+/// subtraction or multiplication (a sum-like reduction or a contraction).
+bool accumulatesSumLike(linalg::LinalgOp op, OpOperand &init) {
+  BlockArgument acc = op.getMatchingBlockArgument(&init);
+  if (!acc)
+    return false;
+  return llvm::any_of(acc.getUsers(), [](Operation *user) {
+    return isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(user);
+  });
+}
+
+/// `v` converted to element type `elem` right before `user`.
+Value castBefore(Value v, FloatType elem, Operation *user) {
+  OpBuilder b(user);
+  return convertElementType(b, user->getLoc(), v, elem);
+}
+
+/// Replaces the uses of `oldResults` by `newResults` rounded to the old
+/// types.
+void replaceWithRounded(OpBuilder &b, Location loc, ValueRange oldResults,
+                        ValueRange newResults) {
+  for (auto [oldV, newV] : llvm::zip(oldResults, newResults)) {
+    Value repl = newV;
+    if (newV.getType() != oldV.getType())
+      repl = CastOp::create(b, loc, oldV.getType(), newV);
+    oldV.replaceAllUsesWith(repl);
+  }
+}
+
+struct AmpFp32AccumulationPass
+    : public amp::impl::AmpFp32AccumulationBase<AmpFp32AccumulationPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    numContractions = numReductions = 0;
+    SmallVector<Operation *> candidates;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<linalg::LinalgOp, linalg::SoftmaxOp, tosa::MatMulOp,
+              tosa::Conv2DOp, tosa::Conv3DOp, tosa::DepthwiseConv2DOp,
+              tosa::TransposeConv2DOp, tosa::AvgPool2dOp, tosa::ReduceSumOp,
+              tosa::ReduceProductOp>(op))
+        candidates.push_back(op);
+    });
+    for (Operation *op : candidates)
+      if (failed(rewrite(op)))
+        return signalPassFailure();
+    // Old low-precision inits the rewrite left unused.
+    // (Users were recorded before their operands: erase in that order.)
+    for (Operation *op : deadCandidates)
+      if (op->use_empty())
+        op->erase();
+    deadCandidates.clear();
+    recordStatistics(
+        getArgument(),
+        {{"contractions", "Contractions rewritten to accumulate in f32",
+          numContractions},
+         {"reductions", "Reductions rewritten to accumulate in f32",
+          numReductions}});
+  }
+
+  /// Records the producers of `values` that the rewrite may leave unused.
+  void noteMaybeDead(ValueRange values) {
+    for (Value v : values)
+      while (Operation *def = v.getDefiningOp()) {
+        if (!isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp>(def))
+          break;
+        deadCandidates.insert(def);
+        if (auto fill = dyn_cast<linalg::FillOp>(def)) {
+          if (Operation *cst = fill.value().getDefiningOp())
+            deadCandidates.insert(cst);
+          v = fill.output();
+          continue;
+        }
+        break;
+      }
+  }
+
+  uint64_t numContractions = 0, numReductions = 0;
+  llvm::SetVector<Operation *> deadCandidates;
+
+  LogicalResult rewrite(Operation *op) {
+    FloatType f32 = Float32Type::get(op->getContext());
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (linalgOp.getNumReductionLoops() == 0 ||
+          !linalgOp.hasPureTensorSemantics())
+        return success();
+      SmallVector<Value> inits;
+      bool any = false;
+      for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+        Value v = init.get();
+        if (isLowFloat(v.getType()) && accumulatesSumLike(linalgOp, init)) {
+          inits.push_back(castBefore(v, f32, op));
+          any = true;
+        } else {
+          inits.push_back(v);
+        }
+      }
+      if (!any)
+        return success();
+      noteMaybeDead(linalgOp.getDpsInits());
+      bool contraction = linalg::isaContractionOpInterface(linalgOp) ||
+                         linalg::isaConvolutionOpInterface(linalgOp);
+      SmallVector<Value> inputs(linalgOp.getDpsInputs());
+      Operation *newOp =
+          rebuildStructuredOp(b, linalgOp, inputs, inits, f32, castBefore);
+      if (!newOp)
+        return op->emitError("amp-fp32-accumulation: could not rebuild this "
+                             "op with f32 accumulators");
+      b.setInsertionPointAfter(newOp);
+      replaceWithRounded(b, loc, op->getResults(), newOp->getResults());
+      op->erase();
+      ++(contraction ? numContractions : numReductions);
+      return success();
+    }
+
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      if (!isLowFloat(softmax.getType(0)))
+        return success();
+      Value input = castBefore(softmax.getInput(), f32, op);
+      Value init = castBefore(softmax.getOutput(), f32, op);
+      noteMaybeDead(softmax.getOutput());
+      auto wide = linalg::SoftmaxOp::create(b, loc, init.getType(), input, init,
+                                            softmax.getDimension());
+      replaceWithRounded(b, loc, softmax->getResults(), wide->getResults());
+      op->erase();
+      ++numReductions;
+      return success();
+    }
+
+    if (auto matmul = dyn_cast<tosa::MatMulOp>(op)) {
+      if (!isLowFloat(matmul.getType()))
+        return success();
+      Type wideType = withElementType(matmul.getType(), f32);
+      auto wide =
+          tosa::MatMulOp::create(b, loc, wideType, matmul.getA(), matmul.getB(),
+                                 matmul.getAZp(), matmul.getBZp());
+      replaceWithRounded(b, loc, matmul->getResults(), wide->getResults());
+      op->erase();
+      ++numContractions;
+      return success();
+    }
+
+    if (isa<tosa::ReduceSumOp, tosa::ReduceProductOp>(op)) {
+      if (!isLowFloat(op->getResult(0).getType()))
+        return success();
+      Value input = castBefore(op->getOperand(0), f32, op);
+      OperationState state(loc, op->getName());
+      state.addOperands(input);
+      state.addAttributes(op->getAttrs());
+      state.addTypes(withElementType(op->getResult(0).getType(), f32));
+      Operation *wide = b.create(state);
+      replaceWithRounded(b, loc, op->getResults(), wide->getResults());
+      op->erase();
+      ++numReductions;
+      return success();
+    }
+
+    // tosa convolutions and average pooling carry their accumulator type.
+    auto accType = op->getAttrOfType<TypeAttr>("acc_type");
+    if (accType && isa<FloatType>(accType.getValue()) &&
+        isLowFloat(op->getResult(0).getType()) && accType.getValue() != f32) {
+      op->setAttr("acc_type", TypeAttr::get(f32));
+      ++(isa<tosa::AvgPool2dOp>(op) ? numReductions : numContractions);
+    }
+    return success();
+  }
+};
+
+} // namespace

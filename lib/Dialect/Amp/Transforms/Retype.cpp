@@ -1,0 +1,389 @@
+//===- Retype.cpp - change the compute type of ops ------------------------===//
+//
+// Rebuilds ops at a new float compute type for the amp passes: operands are
+// cast through a caller-provided function, results and payloads retyped,
+// inits rematerialized, and the op verified, with rollback on failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Retype.h"
+
+#include "amp/Dialect/Amp/IR/Amp.h"
+#include "amp/Dialect/Amp/Policy/CastPolicy.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+Type mlir::amp::withElementType(Type type, Type elem) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.clone(elem);
+  return elem;
+}
+
+FloatType mlir::amp::widestFloatType(FloatType a, FloatType b) {
+  if (!a)
+    return b;
+  if (!b || a == b)
+    return a;
+  if (isExactFloatConversion(a, b))
+    return b;
+  if (isExactFloatConversion(b, a))
+    return a;
+  // f16 and bf16: neither holds the other; f32 holds both.
+  return Float32Type::get(a.getContext());
+}
+
+namespace {
+/// Rounds `v` to `to` as the hardware does (nearest, ties to even).
+APFloat roundTo(APFloat v, FloatType to) {
+  bool losesInfo = false;
+  (void)v.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  return v;
+}
+
+bool valueFitsIn(const APFloat &v, FloatType to) {
+  if (v.isNaN() || v.isInfinity())
+    return true;
+  APFloat r = roundTo(v, to);
+  if (r.isInfinity())
+    return false;                      // overflow
+  return !(r.isZero() && !v.isZero()); // underflow
+}
+
+/// The rematerializable fill constant of `value`, if it is a fill.
+std::optional<std::pair<linalg::FillOp, FloatAttr>> getConstantFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  FloatAttr cst;
+  if (!matchPattern(fill.value(), m_Constant(&cst)))
+    return std::nullopt;
+  return std::make_pair(fill, cst);
+}
+} // namespace
+
+bool mlir::amp::constantFitsIn(Attribute value, FloatType to) {
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return valueFitsIn(f.getValue(), to);
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
+    if (dense.isSplat())
+      return valueFitsIn(dense.getSplatValue<APFloat>(), to);
+    return llvm::all_of(dense.getValues<APFloat>(),
+                        [&](const APFloat &v) { return valueFitsIn(v, to); });
+  }
+  return true;
+}
+
+bool mlir::amp::isRematerializableInit(Value value) {
+  if (value.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  if (auto fill = getConstantFill(value))
+    return isRematerializableInit(fill->first.output());
+  return false;
+}
+
+Value mlir::amp::rematerializeInit(OpBuilder &b, Value value, FloatType elem) {
+  if (auto empty = value.getDefiningOp<tensor::EmptyOp>())
+    return tensor::EmptyOp::create(b, empty.getLoc(),
+                                   empty.getType().getShape(), elem,
+                                   empty.getDynamicSizes());
+  auto fill = getConstantFill(value);
+  if (!fill || !isRematerializableInit(fill->first.output()) ||
+      !valueFitsIn(fill->second.getValue(), elem))
+    return {};
+  Location loc = fill->first.getLoc();
+  Value init = rematerializeInit(b, fill->first.output(), elem);
+  Value cst = arith::ConstantOp::create(
+      b, loc, FloatAttr::get(elem, roundTo(fill->second.getValue(), elem)));
+  return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{init})
+      .getResult(0);
+}
+
+Value mlir::amp::convertElementType(OpBuilder &b, Location loc, Value value,
+                                    FloatType elem) {
+  if (getElementTypeOrSelf(value.getType()) == elem)
+    return value;
+  if (Value remat = rematerializeInit(b, value, elem))
+    return remat;
+  return b.createOrFold<CastOp>(loc, withElementType(value.getType(), elem),
+                                value);
+}
+
+bool mlir::amp::payloadReadsInit(linalg::LinalgOp op, OpOperand &init) {
+  return op.payloadUsesValueFromOperand(&init);
+}
+
+namespace {
+FloatType getFloatElementType(Type type) {
+  return dyn_cast<FloatType>(getElementTypeOrSelf(type));
+}
+
+bool needsRetype(Value v, FloatType compute) {
+  return isAutocastFloat(v.getType()) &&
+         getElementTypeOrSelf(v.getType()) != compute;
+}
+
+/// Verifies `op` without reporting: a failure is the caller's to explain.
+LogicalResult verifyQuietly(Operation *op) {
+  ScopedDiagnosticHandler silence(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+  return verify(op);
+}
+
+/// Converts arith.extf/truncf whose operand and result types now coincide
+/// or point the wrong way after retyping.
+void fixConversion(Operation *op) {
+  if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+    return;
+  auto in = getFloatElementType(op->getOperand(0).getType());
+  auto out = getFloatElementType(op->getResult(0).getType());
+  if (in == out) {
+    op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+    op->erase();
+    return;
+  }
+  bool widens = isExactFloatConversion(in, out);
+  if (widens == isa<arith::ExtFOp>(op))
+    return;
+  OpBuilder b(op);
+  Value repl =
+      widens
+          ? arith::ExtFOp::create(b, op->getLoc(), op->getResult(0).getType(),
+                                  op->getOperand(0))
+                .getResult()
+          : arith::TruncFOp::create(b, op->getLoc(), op->getResult(0).getType(),
+                                    op->getOperand(0))
+                .getResult();
+  op->getResult(0).replaceAllUsesWith(repl);
+  op->erase();
+}
+
+/// Retypes the ops of a user-written payload (linalg.generic/map/reduce) to
+/// `type`: block arguments of another float type are converted at the top of
+/// the block, captured float values go through `castTo`, constants and
+/// results are retyped. Fails when a constant does not fit in `type`.
+LogicalResult retypePayload(Operation *owner, Block &body, FloatType type,
+                            CastFn castTo) {
+  OpBuilder b(owner->getContext());
+  b.setInsertionPointToStart(&body);
+  for (BlockArgument arg : body.getArguments()) {
+    if (!needsRetype(arg, type) || arg.use_empty())
+      continue;
+    auto argType = getFloatElementType(arg.getType());
+    Value conv =
+        isExactFloatConversion(argType, type)
+            ? arith::ExtFOp::create(b, owner->getLoc(), type, arg).getResult()
+            : arith::TruncFOp::create(b, owner->getLoc(), type, arg)
+                  .getResult();
+    arg.replaceAllUsesExcept(conv, conv.getDefiningOp());
+  }
+
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    for (OpOperand &operand : op.getOpOperands()) {
+      Value v = operand.get();
+      if (!needsRetype(v, type) ||
+          owner->isAncestor(v.getParentRegion()->getParentOp()))
+        continue;
+      operand.set(castTo(v, type, owner));
+    }
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      auto attr = dyn_cast<FloatAttr>(cst.getValue());
+      if (attr && attr.getType() != type && isAutocastFloat(attr.getType())) {
+        if (!valueFitsIn(attr.getValue(), type))
+          return failure();
+        cst.setValueAttr(FloatAttr::get(type, roundTo(attr.getValue(), type)));
+        cst.getResult().setType(type);
+      }
+      continue;
+    }
+    for (OpResult result : op.getResults())
+      if (isAutocastFloat(result.getType()))
+        result.setType(withElementType(result.getType(), type));
+    fixConversion(&op);
+  }
+  return success();
+}
+} // namespace
+
+Operation *mlir::amp::rebuildStructuredOp(OpBuilder &b, linalg::LinalgOp op,
+                                          ValueRange inputs, ValueRange inits,
+                                          FloatType payloadType,
+                                          CastFn castTo) {
+  IRMapping map;
+  map.map(op.getDpsInputs(), inputs);
+  map.map(op.getDpsInits(), inits);
+  Operation *newOp = b.clone(*op, map);
+  for (auto [result, init] : llvm::zip(newOp->getResults(), inits))
+    result.setType(init.getType());
+
+  auto newLinalg = cast<linalg::LinalgOp>(newOp);
+  Block *body = newLinalg.getBlock();
+  if (auto regionBuilder = op.getRegionBuilder()) {
+    // Named op: regenerate the payload for the new element types; the
+    // region builder inserts the conversions of mixed-precision operands.
+    Region &region = newOp->getRegion(0);
+    SmallVector<Type> argTypes;
+    SmallVector<Location> argLocs;
+    for (Value v : newOp->getOperands()) {
+      argTypes.push_back(getElementTypeOrSelf(v.getType()));
+      argLocs.push_back(v.getLoc());
+    }
+    region.getBlocks().clear();
+    Block *block = b.createBlock(&region, region.end(), argTypes, argLocs);
+    ImplicitLocOpBuilder ib(newOp->getLoc(), b);
+    ib.setInsertionPointToStart(block);
+    regionBuilder(ib, *block, newOp->getAttrs(),
+                  [&] { return newOp->emitError(); });
+    b.setInsertionPointAfter(newOp);
+  } else {
+    // User payload: block arguments follow their operands.
+    for (OpOperand &operand : newOp->getOpOperands()) {
+      BlockArgument arg = newLinalg.getMatchingBlockArgument(&operand);
+      if (arg && isAutocastFloat(arg.getType()))
+        arg.setType(getElementTypeOrSelf(operand.get().getType()));
+    }
+    b.setInsertionPoint(newOp);
+    if (failed(retypePayload(newOp, *body, payloadType, castTo))) {
+      newOp->erase();
+      return nullptr;
+    }
+    // Results of the payload go to inits of their own element type.
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    OpBuilder yb(yield);
+    for (OpOperand &operand : yield->getOpOperands()) {
+      Type want =
+          getElementTypeOrSelf(inits[operand.getOperandNumber()].getType());
+      Value v = operand.get();
+      if (v.getType() == want || !isa<FloatType>(want) ||
+          !isa<FloatType>(v.getType()))
+        continue;
+      auto from = cast<FloatType>(v.getType());
+      auto to = cast<FloatType>(want);
+      operand.set(
+          isExactFloatConversion(from, to)
+              ? arith::ExtFOp::create(yb, yield.getLoc(), to, v).getResult()
+              : arith::TruncFOp::create(yb, yield.getLoc(), to, v).getResult());
+    }
+  }
+  if (failed(verifyQuietly(newOp))) {
+    newOp->erase();
+    return nullptr;
+  }
+  return newOp;
+}
+
+namespace {
+/// Retypes the float attributes that must carry the element type.
+void retypeAttributes(Operation *op, FloatType compute) {
+  if (auto clamp = dyn_cast<tosa::ClampOp>(op)) {
+    for (StringRef name : {"min_val", "max_val"}) {
+      auto attr = op->getAttrOfType<FloatAttr>(name);
+      if (attr && attr.getType() != compute)
+        op->setAttr(name,
+                    FloatAttr::get(compute, roundTo(attr.getValue(), compute)));
+    }
+  }
+}
+
+FailureOr<Operation *> retypeStructuredOp(linalg::LinalgOp op,
+                                          FloatType compute, CastFn castTo) {
+  bool changed = false;
+  OpBuilder b(op);
+  SmallVector<Value> inputs, inits;
+  for (Value v : op.getDpsInputs()) {
+    if (needsRetype(v, compute)) {
+      v = castTo(v, compute, op);
+      changed = true;
+    }
+    inputs.push_back(v);
+  }
+  for (Value v : op.getDpsInits()) {
+    if (needsRetype(v, compute)) {
+      v = castTo(v, compute, op);
+      changed = true;
+    }
+    inits.push_back(v);
+  }
+  // Captured float scalars of another type, or a payload computing in
+  // another type, also need a rebuild.
+  if (!changed && !op.getRegionBuilder()) {
+    op.getBlock()->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (needsRetype(v, compute))
+          changed = true;
+      for (Value v : inner->getResults())
+        if (needsRetype(v, compute))
+          changed = true;
+    });
+  }
+  if (!changed)
+    return op.getOperation();
+  Operation *newOp = rebuildStructuredOp(b, op, inputs, inits, compute, castTo);
+  if (!newOp)
+    return failure();
+  op->replaceAllUsesWith(newOp->getResults());
+  op->erase();
+  return newOp;
+}
+} // namespace
+
+FailureOr<Operation *> mlir::amp::retypeOp(Operation *op, FloatType compute,
+                                           CastFn castTo) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return retypeStructuredOp(linalgOp, compute, castTo);
+
+  // In place: remember what to restore if the result does not verify.
+  SmallVector<Value> oldOperands(op->getOperands());
+  SmallVector<Type> oldResultTypes(op->getResultTypes());
+  DictionaryAttr oldAttrs = op->getAttrDictionary();
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    if (needsRetype(v, compute))
+      operand.set(castTo(v, compute, op));
+  }
+  for (OpResult result : op->getResults())
+    if (isAutocastFloat(result.getType()))
+      result.setType(withElementType(result.getType(), compute));
+  retypeAttributes(op, compute);
+
+  // tensor.pad yields its padding value from a region.
+  Operation *padYield = nullptr;
+  Value oldPadValue;
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    auto yield = cast<tensor::YieldOp>(pad.getBody()->getTerminator());
+    Value v = yield.getValue();
+    padYield = yield;
+    oldPadValue = v;
+    if (needsRetype(v, compute)) {
+      if (pad->isAncestor(v.getParentRegion()->getParentOp())) {
+        OpBuilder yb(yield);
+        yield->setOperand(0,
+                          convertElementType(yb, yield.getLoc(), v, compute));
+      } else {
+        yield->setOperand(0, castTo(v, compute, op));
+      }
+    }
+  }
+
+  if (succeeded(verifyQuietly(op)))
+    return op;
+  op->setOperands(oldOperands);
+  for (auto [result, type] : llvm::zip(op->getResults(), oldResultTypes))
+    result.setType(type);
+  op->setAttrs(oldAttrs);
+  if (padYield)
+    padYield->setOperand(0, oldPadValue);
+  return failure();
+}
