@@ -444,6 +444,8 @@ private:
     branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
     for (RegionSuccessor &successor : successors) {
       OperandRange operands = branch.getEntrySuccessorOperands(successor);
+      if (operands.empty())
+        continue;
       unsigned begin = operands.getBeginOperandIndex();
       for (auto [i, pair] : llvm::enumerate(
                llvm::zip(operands, successor.getSuccessorInputs()))) {
@@ -524,7 +526,8 @@ private:
                   isRematerializableInit(v);
     if (cached) {
       if (Value hit = castCache.lookup(key)) {
-        ++counters.castsCached;
+        if (hit.getDefiningOp<CastOp>())
+          ++counters.castsCached;
         return hit;
       }
     }
@@ -663,13 +666,13 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
           "retypable)",
           counters.keptF32}});
 
-    if (keepRegions)
-      return;
-    for (const Scope &scope : llvm::reverse(scopes)) {
-      if (auto autocast = dyn_cast<AutocastOp>(scope.owner))
-        inlineAutocast(autocast);
-      else
-        scope.owner->removeAttr(AmpDialect::getAutocastAttrName());
+    if (!keepRegions) {
+      for (const Scope &scope : llvm::reverse(scopes)) {
+        if (auto autocast = dyn_cast<AutocastOp>(scope.owner))
+          inlineAutocast(autocast);
+        else
+          scope.owner->removeAttr(AmpDialect::getAutocastAttrName());
+      }
     }
     eraseDeadHelpers(module);
   }

@@ -15,7 +15,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -221,14 +220,15 @@ Operation *mlir::amp::rebuildStructuredOp(OpBuilder &b, linalg::LinalgOp op,
                                           ValueRange inputs, ValueRange inits,
                                           FloatType payloadType,
                                           CastFn castTo) {
-  IRMapping map;
-  map.map(op.getDpsInputs(), inputs);
-  map.map(op.getDpsInits(), inits);
-  Operation *newOp = b.clone(*op, map);
+  Operation *newOp = b.clone(*op);
+  auto newLinalg = cast<linalg::LinalgOp>(newOp);
+  for (auto [operand, v] : llvm::zip(newLinalg.getDpsInputOperands(), inputs))
+    operand->set(v);
+  for (auto [operand, v] : llvm::zip(newLinalg.getDpsInitsMutable(), inits))
+    operand.set(v);
   for (auto [result, init] : llvm::zip(newOp->getResults(), inits))
     result.setType(init.getType());
 
-  auto newLinalg = cast<linalg::LinalgOp>(newOp);
   Block *body = newLinalg.getBlock();
   if (auto regionBuilder = op.getRegionBuilder()) {
     // Named op: regenerate the payload for the new element types; the
