@@ -162,9 +162,12 @@ public:
   SmallVector<Paint> paint() {
     size_t n = nodes.size();
     SmallVector<Paint> colour(n, Paint::none);
+    // Promote ops let the painting through like infer ops; at rewrite time
+    // they still run at the widest type of their inputs (never narrowing).
     auto isFlow = [&](unsigned i) {
       return nodes[i].cat == CastCategory::infer ||
-             nodes[i].cat == CastCategory::clear;
+             nodes[i].cat == CastCategory::clear ||
+             nodes[i].cat == CastCategory::promote;
     };
     auto isClear = [&](unsigned i) {
       return nodes[i].cat == CastCategory::clear;
@@ -261,14 +264,13 @@ public:
   }
 
 private:
-  /// Operands that carry data from another op (not shape-only inits).
+  /// Operands that carry data from another op: every operand but shape-only
+  /// inits (an i1 from a comparison links it to the select that reads it).
   static SmallVector<Value> getEdgeOperands(Operation *op) {
     SmallVector<Value> result;
     auto dps = dyn_cast<DestinationStyleOpInterface>(op);
     for (OpOperand &operand : op->getOpOperands()) {
       Value v = operand.get();
-      if (!isAutocastFloat(v.getType()))
-        continue;
       if (dps && dps.isDpsInit(&operand) && isRematerializableInit(v))
         continue;
       result.push_back(v);
