@@ -44,6 +44,18 @@ bool accumulatesSumLike(linalg::LinalgOp op, OpOperand &init) {
   });
 }
 
+/// True when the payload accumulates products (a matmul or convolution),
+/// false for a plain sum (reduce_sum, sum pooling).
+bool accumulatesProducts(linalg::LinalgOp op) {
+  bool products = false;
+  op.getBlock()->walk([&](arith::MulFOp mul) {
+    products |= llvm::any_of(mul->getUsers(), [](Operation *user) {
+      return isa<arith::AddFOp, arith::SubFOp>(user);
+    });
+  });
+  return products;
+}
+
 /// `v` converted to element type `elem` right before `user`.
 Value castBefore(Value v, FloatType elem, Operation *user) {
   OpBuilder b(user);
@@ -136,8 +148,7 @@ struct AmpFp32AccumulationPass
       if (!any)
         return success();
       noteMaybeDead(linalgOp.getDpsInits());
-      bool contraction = linalg::isaContractionOpInterface(linalgOp) ||
-                         linalg::isaConvolutionOpInterface(linalgOp);
+      bool contraction = accumulatesProducts(linalgOp);
       SmallVector<Value> inputs(linalgOp.getDpsInputs());
       Operation *newOp =
           rebuildStructuredOp(b, linalgOp, inputs, inits, f32, castBefore);
