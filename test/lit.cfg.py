@@ -20,7 +20,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # The real model files shipped next to the project (../shared/models).
 config.substitutions.append(
-    ("%models", os.path.join(config.amp_shared_dir, "models")))
+    ("%models", os.path.join(config.amp_src_root, "examples", "models")))
 
 tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("amp-opt", unresolved="fatal")]
