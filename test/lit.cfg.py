@@ -18,6 +18,8 @@ config.test_exec_root = os.path.join(config.amp_obj_root, "test")
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+config.substitutions.append(("%amp_src_root", config.amp_src_root))
+
 # The real model files shipped next to the project (../shared/models).
 config.substitutions.append(
     ("%models", os.path.join(config.amp_src_root, "examples", "models")))

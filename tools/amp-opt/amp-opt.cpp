@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/Policy/CastPolicy.h"
 #include "amp/InitAmp.h"
 #include "amp/Support/Statistics.h"
 
@@ -19,6 +20,12 @@
 #include "llvm/Support/CommandLine.h"
 
 namespace {
+llvm::cl::opt<bool> printPolicyTable(
+    "amp-print-policy-table",
+    llvm::cl::desc("Print the default cast-policy table (markdown rows: op, "
+                   "cuda, cpu, anchor) and exit"),
+    llvm::cl::init(false));
+
 /// Whether `-mlir-pass-statistics` was given.
 bool passStatisticsRequested() {
   auto &options = llvm::cl::getRegisteredOptions();
@@ -40,6 +47,15 @@ int main(int argc, char **argv) {
 
   auto [inputFile, outputFile] = mlir::registerAndParseCLIOptions(
       argc, argv, "amp-mlir optimizer driver\n", registry);
+  if (printPolicyTable) {
+    for (const mlir::amp::DefaultPolicyEntry &row :
+         mlir::amp::getDefaultPolicyTable())
+      llvm::outs() << "| `" << row.opName << "` | "
+                   << mlir::amp::stringifyCastCategory(row.cuda) << " | "
+                   << mlir::amp::stringifyCastCategory(row.cpu) << " | "
+                   << row.anchor << " |\n";
+    return 0;
+  }
   bool printStatistics = passStatisticsRequested();
   mlir::LogicalResult result =
       mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry);
