@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Times amp-opt --amp-autocast against amp-opt --canonicalize on synthetic
+modules of N ops (stacked transformer-like blocks, gen_transformer_blocks.py),
+N = 1e3 .. 1e6, and prints per N: the wall time of both whole commands (parse,
+pass, verify, print), their ratio, the time of the pass alone (-mlir-timing),
+and the growth of the autocast time per 10x ops. Each time is the best of
+--repeat runs measured in this one process.
+
+Usage: bench/autocast_scaling.py [--max 1e6] [--repeat 3] [--amp-opt PATH]
+"""
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GEN = ROOT / "bench/gen_transformer_blocks.py"
+
+
+def run(cmd):
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    return elapsed, proc.stderr
+
+
+def pass_time(stderr, name):
+    m = re.search(r"^\s*([0-9.]+) \([ 0-9.]+%\)\s+" + name + r"\s*$", stderr, re.M)
+    return float(m.group(1)) if m else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--max", type=float, default=1e6)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--amp-opt", default=str(ROOT / "build/bin/amp-opt"))
+    args = ap.parse_args()
+
+    sizes = [n for n in (1e3, 1e4, 1e5, 1e6) if n <= args.max]
+    print(f"{'ops':>9} {'canon s':>9} {'autocast s':>10} {'ratio':>6} "
+          f"{'canon pass':>10} {'amp pass':>9} {'pass ratio':>10} {'growth/10x':>10}")
+    previous = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = os.path.join(tmp, f"blocks_{int(n)}.mlir")
+            subprocess.run([sys.executable, str(GEN), str(int(n)), path], check=True)
+            ops = sum(1 for line in open(path) if " = " in line)
+            repeat = args.repeat if n < 1e6 else 1
+            best = {}
+            for flag, pname in (("--canonicalize", "Canonicalizer"),
+                                ("--amp-autocast", "AmpAutocast")):
+                runs = [run([args.amp_opt, path, flag, "-o", os.devnull,
+                             "-mlir-timing"]) for _ in range(repeat)]
+                wall = min(r[0] for r in runs)
+                ptime = min(pass_time(r[1], pname) for r in runs)
+                best[flag] = (wall, ptime)
+            canon, amp = best["--canonicalize"], best["--amp-autocast"]
+            growth = f"{amp[0] / previous:.1f}x" if previous else "-"
+            previous = amp[0]
+            print(f"{ops:>9} {canon[0]:>9.3f} {amp[0]:>10.3f} {amp[0] / canon[0]:>6.2f} "
+                  f"{canon[1]:>10.3f} {amp[1]:>9.3f} {amp[1] / canon[1]:>10.2f} {growth:>10}",
+                  flush=True)
+    print("targets: ratio <= 1.0, growth <= 11x per 10x ops")
+
+
+if __name__ == "__main__":
+    main()
