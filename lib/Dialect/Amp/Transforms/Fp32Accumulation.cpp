@@ -150,14 +150,25 @@ struct AmpFp32AccumulationPass
       noteMaybeDead(linalgOp.getDpsInits());
       bool contraction = accumulatesProducts(linalgOp);
       SmallVector<Value> inputs(linalgOp.getDpsInputs());
+      SmallVector<Type> oldTypes(op->getResultTypes());
       Operation *newOp =
           rebuildStructuredOp(b, linalgOp, inputs, inits, f32, castBefore);
       if (!newOp)
         return op->emitError("amp-fp32-accumulation: could not rebuild this "
                              "op with f32 accumulators");
       b.setInsertionPointAfter(newOp);
-      replaceWithRounded(b, loc, op->getResults(), newOp->getResults());
-      op->erase();
+      if (newOp == op) {
+        // Rebuilt in place: round the f32 results for their users.
+        for (auto [result, type] : llvm::zip(op->getResults(), oldTypes)) {
+          if (result.getType() == type)
+            continue;
+          auto rounded = CastOp::create(b, loc, type, result);
+          result.replaceAllUsesExcept(rounded, rounded);
+        }
+      } else {
+        replaceWithRounded(b, loc, op->getResults(), newOp->getResults());
+        op->erase();
+      }
       ++(contraction ? numContractions : numReductions);
       return success();
     }
