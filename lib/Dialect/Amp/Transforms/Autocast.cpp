@@ -72,14 +72,15 @@ bool isStructural(Operation *op) {
 /// Float data operands of `op` that decide "the widest input type": tensor
 /// operands when there are any (scalars do not promote tensors, as Python
 /// scalars do not in PyTorch), else scalars. Inits of structured ops count
-/// only when the payload reads them and they carry data.
+/// only when the payload reads them and they carry data; a `tensor.empty`
+/// (a pooling window, say) carries none.
 SmallVector<Value> getDataOperands(Operation *op) {
   SmallVector<Value> tensors, scalars;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   auto dps = dyn_cast<DestinationStyleOpInterface>(op);
   for (OpOperand &operand : op->getOpOperands()) {
     Value v = operand.get();
-    if (!isAutocastFloat(v.getType()))
+    if (!isAutocastFloat(v.getType()) || v.getDefiningOp<tensor::EmptyOp>())
       continue;
     if (dps && dps.isDpsInit(&operand)) {
       if (!linalgOp || !payloadReadsInit(linalgOp, operand) ||

@@ -1,6 +1,10 @@
-// The cast policy on linalg ops, both devices, graph mode.
+// The cast policy on linalg ops, both devices, both modes.
 // RUN: sed 's/DEVICE/cuda/' %s | amp-opt -split-input-file --amp-autocast=annotate | FileCheck %s -DLOW=f16 --check-prefixes=CHECK,CUDA
 // RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file --amp-autocast=annotate | FileCheck %s -DLOW=bf16 --check-prefixes=CHECK,CPU
+// Eager mode gives the same types here: every infer and clear op reads low
+// values only (a pooling window, a tensor.empty, carries no data).
+// RUN: sed 's/DEVICE/cuda/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s -DLOW=f16 --check-prefixes=CHECK,CUDA
+// RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s -DLOW=bf16 --check-prefixes=CHECK,CPU
 
 // Named contractions and convolutions are lower (their f32 zero-filled
 // inits are rebuilt at the low type); matvec/vecmat are lower on cuda (PyTorch

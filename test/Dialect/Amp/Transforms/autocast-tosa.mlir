@@ -139,3 +139,21 @@ func.func @tosa_conv(%img: tensor<1x8x8x4xf32>, %k: tensor<4x3x3x4xf32>, %bias: 
   }
   return %r#0, %r#1, %r#2 : tensor<1x3x3x4xf32>, tensor<1x2x6x6x4xf32>, tensor<1x2x2x4xf32>
 }
+
+// -----
+
+// argmax is clear: it reads the low matmul result (the index is an i32).
+// CHECK-LABEL: func @tosa_argmax
+// CHECK: %[[M:.*]] = tosa.matmul {{.*}} -> tensor<1x8x8x[[LOW]]>
+// CHECK: tosa.argmax %[[M]] {amp.compute_type = [[LOW]], axis = 2 : i32} : (tensor<1x8x8x[[LOW]]>) -> tensor<1x8xi32>
+// EAGER-LABEL: func @tosa_argmax
+// EAGER: tosa.argmax %{{.*}} {amp.compute_type = bf16, axis = 2 : i32}
+func.func @tosa_argmax(%x: tensor<1x8x8xf32>) -> tensor<1x8xi32> {
+  %r = amp.autocast device_type(DEVICE) -> tensor<1x8xi32> {
+    %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %m = tosa.matmul %x, %x, %z, %z : (tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8xf32>
+    %a = tosa.argmax %m {axis = 2 : i32} : (tensor<1x8x8xf32>) -> tensor<1x8xi32>
+    amp.yield %a : tensor<1x8xi32>
+  }
+  return %r : tensor<1x8xi32>
+}
