@@ -57,9 +57,19 @@ struct Counters {
 };
 
 /// Sources carry no compute: constants and shape-only tensors are converted
-/// (at compile time) where their users need another type.
+/// (at compile time) where their users need another type. A constant fill
+/// that only initialises structured ops' accumulators is one too: each user
+/// rebuilds it at its own compute type.
 bool isSource(Operation *op) {
-  return isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op);
+  if (isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op))
+    return true;
+  auto fill = dyn_cast<linalg::FillOp>(op);
+  if (!fill || !isRematerializableInit(fill.getResult(0)))
+    return false;
+  return llvm::all_of(fill.getResult(0).getUses(), [](OpOperand &use) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+    return dps && dps.isDpsInit(&use);
+  });
 }
 
 /// Ops whose regions belong to the enclosing autocast region: their bodies
@@ -541,7 +551,7 @@ private:
     Operation *def = result.getDefiningOp();
     if (def && !isa<CastOp>(def)) {
       // Folded at compile time: a constant, or a rebuilt empty/filled tensor.
-      if (matchPattern(result, m_Constant()))
+      if (matchPattern(result, m_Constant()) || isa<linalg::FillOp>(def))
         ++counters.constantsNarrowed;
       // Keep tosa constants tosa (tosa verifiers want tosa.const operands).
       Attribute value;
@@ -593,10 +603,6 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (mode != "graph" && mode != "eager")
-      return emitError(UnknownLoc::get(ctx))
-             << "amp-autocast: mode must be 'graph' or 'eager', got '" << mode
-             << "'";
     overrides.clear();
     auto add = [&](ArrayRef<std::string> names,
                    std::optional<CastCategory> cat) {
@@ -624,11 +630,19 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    // Option errors point at the input file (there is no better place).
+    if (mode != "graph" && mode != "eager") {
+      emitError(module.getLoc())
+          << "amp-autocast: mode must be 'graph' or 'eager', got '" << mode
+          << "'";
+      return signalPassFailure();
+    }
     for (auto &entry : overrides) {
       StringRef name = entry.getKey();
       if (!RegisteredOperationName::lookup(name, ctx)) {
-        module.emitError() << "amp-autocast: policy option names unknown op '"
-                           << name << "'";
+        emitError(module.getLoc())
+            << "amp-autocast: policy option names unknown op '" << name
+            << "' (options name ops as dialect.op, e.g. linalg.matmul)";
         return signalPassFailure();
       }
     }

@@ -2,8 +2,10 @@
 // RUN: not amp-opt %s "--amp-autocast=mode=fast" 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: amp-opt %s "--amp-autocast=lower-ops=arith.bitcast annotate" -verify-diagnostics | FileCheck %s
 
-// UNKNOWN: error: amp-autocast: policy option names unknown op 'math.expo'
-// MODE: amp-autocast: mode must be 'graph' or 'eager', got 'fast'
+// UNKNOWN: autocast-invalid.mlir:0:0: error: amp-autocast: policy option names unknown op 'math.expo'
+// UNKNOWN-NOT: func.func
+// MODE: autocast-invalid.mlir:0:0: error: amp-autocast: mode must be 'graph' or 'eager', got 'fast'
+// MODE-NOT: func.func
 
 // An op the policy puts in low precision that cannot be retyped (a bitcast
 // from i32 cannot produce f16) warns and stays f32.
