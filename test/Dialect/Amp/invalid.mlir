@@ -178,3 +178,12 @@ func.func @policy_not_string() attributes {amp.policy = #amp.policy<fp32 = [3]>}
 func.func @unknown_attr() attributes {amp.bogus = 1} {
   return
 }
+
+// -----
+
+#sp = #sparse_tensor.encoding<{ map = (d0) -> (d0 : compressed) }>
+func.func @cast_encoding(%x: tensor<4xf32, #sp>) {
+  // expected-error @+1 {{'amp.cast' op changes the tensor encoding (#sparse_tensor.encoding<{ map = (d0) -> (d0 : compressed) }> to no encoding); amp.cast changes the element type only}}
+  %0 = amp.cast %x : tensor<4xf32, #sp> to tensor<4xf16>
+  return
+}

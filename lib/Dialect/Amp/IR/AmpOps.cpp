@@ -181,6 +181,26 @@ void AutocastOp::getRegionInvocationBounds(
 // CastOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult CastOp::verify() {
+  auto in = dyn_cast<RankedTensorType>(getIn().getType());
+  auto out = dyn_cast<RankedTensorType>(getOut().getType());
+  if (in && out && in.getEncoding() != out.getEncoding()) {
+    auto describe = [](Attribute encoding) -> std::string {
+      if (!encoding)
+        return "no encoding";
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << encoding;
+      return text;
+    };
+    return emitOpError("changes the tensor encoding (")
+           << describe(in.getEncoding()) << " to "
+           << describe(out.getEncoding())
+           << "); amp.cast changes the element type only";
+  }
+  return success();
+}
+
 bool CastOp::areCastCompatible(TypeRange inputs, TypeRange outputs) {
   if (inputs.size() != 1 || outputs.size() != 1)
     return false;

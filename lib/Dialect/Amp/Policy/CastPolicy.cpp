@@ -23,8 +23,11 @@ using namespace mlir::amp;
 #include "amp/Dialect/Amp/Policy/CastPolicyInterface.cpp.inc"
 
 bool mlir::amp::isAutocastFloat(Type type) {
-  return isa<Float32Type, Float16Type, BFloat16Type>(
-      getElementTypeOrSelf(type));
+  // Scalars and ranked tensors only: memrefs, vectors and unranked tensors
+  // are left as they are (amp.cast does not take them).
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    type = tensor.getElementType();
+  return isa<Float32Type, Float16Type, BFloat16Type>(type);
 }
 
 //===----------------------------------------------------------------------===//

@@ -29,6 +29,8 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <deque>
+
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPAUTOCAST
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
@@ -305,13 +307,15 @@ private:
 class ScopeRewriter {
 public:
   ScopeRewriter(const Scope &scope, Mode mode, bool annotate,
-                const CastPolicyOverrides &overrides, Counters &counters)
+                const CastPolicyOverrides &overrides, Counters &counters,
+                DenseMap<Value, Type> &originalTypes)
       : scope(scope), mode(scope.config.getEnabled() ? mode : Mode::eager),
         enabled(scope.config.getEnabled()),
         cacheEnabled(scope.config.getCacheEnabled()), annotate(annotate),
         low(scope.config.getLowerPrecisionType()),
         f32(Float32Type::get(scope.owner->getContext())),
-        policy(scope.config.getDeviceType(), overrides), counters(counters) {}
+        policy(scope.config.getDeviceType(), overrides), counters(counters),
+        originalTypes(originalTypes) {}
 
   LogicalResult run() {
     if (mode == Mode::graph)
@@ -399,8 +403,8 @@ private:
       return success(); // no float data: nothing to decide
     if (compute != f32) {
       if (Attribute bad = findNonFittingConstant(op, compute)) {
-        op->emitRemark() << "stays f32: constant " << bad << " does not fit in "
-                         << compute;
+        emitRemark(op->getLoc())
+            << "stays f32: constant " << bad << " does not fit in " << compute;
         ++counters.keptF32;
         compute = f32;
       }
@@ -411,15 +415,25 @@ private:
     };
     FailureOr<Operation *> newOp = retypeOp(op, compute, castFn);
     if (failed(newOp) && compute != f32) {
-      op->emitWarning() << "cannot be retyped to " << compute
-                        << " as the cast policy asks; it stays f32";
+      // Only a lower op is asked for low precision by the policy itself; an
+      // infer or clear op painted low just stays f32.
+      if (cat == CastCategory::lower)
+        emitWarning(op->getLoc())
+            << "'" << op->getName() << "' cannot be retyped to " << compute
+            << " as the cast policy asks; it stays f32";
       ++counters.keptF32;
       compute = f32;
       newOp = retypeOp(op, compute, castFn);
     }
-    if (failed(newOp))
-      return op->emitError()
-             << "amp-autocast could not retype this op to " << compute;
+    if (failed(newOp)) {
+      emitWarning(op->getLoc())
+          << "'" << op->getName()
+          << "' cannot be retyped; it keeps the types it was written with";
+      return processKeep(op);
+    }
+    if ((*newOp)->getNumRegions() &&
+        !isa<linalg::LinalgOp, tensor::PadOp>(*newOp))
+      restoreCapturedTypes(*newOp);
     for (auto [result, type] : llvm::zip((*newOp)->getResults(), oldTypes))
       if (result.getType() != type)
         originalTypes[result] = type;
@@ -435,17 +449,36 @@ private:
     return success();
   }
 
-  /// A `keep` op reads its operands at the types it was written with.
+  /// A `keep` op reads its operands, and the values its regions capture, at
+  /// the types they were written with.
   LogicalResult processKeep(Operation *op) {
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value v = operand.get();
-      auto it = originalTypes.find(v);
-      if (it == originalTypes.end() || it->second == v.getType())
-        continue;
-      operand.set(
-          castTo(v, cast<FloatType>(getElementTypeOrSelf(it->second)), op));
-    }
+    for (OpOperand &operand : op->getOpOperands())
+      restoreOriginalType(operand, op);
+    restoreCapturedTypes(op);
     return success();
+  }
+
+  /// Gives `operand` (used by `user` or an op nested in it) back the type
+  /// its value had before the pass retyped it.
+  void restoreOriginalType(OpOperand &operand, Operation *user) {
+    Value v = operand.get();
+    auto it = originalTypes.find(v);
+    if (it == originalTypes.end() || it->second == v.getType())
+      return;
+    operand.set(
+        castTo(v, cast<FloatType>(getElementTypeOrSelf(it->second)), user));
+  }
+
+  /// The regions of ops the pass does not process op by op (tensor.generate,
+  /// scf.forall, affine.for, unknown ops, keep ops) read captured values at
+  /// their written types.
+  void restoreCapturedTypes(Operation *op) {
+    for (Region &region : op->getRegions())
+      region.walk([&](Operation *nested) {
+        for (OpOperand &operand : nested->getOpOperands())
+          if (!op->isAncestor(operand.get().getParentRegion()->getParentOp()))
+            restoreOriginalType(operand, op);
+      });
   }
 
   /// Values flowing into region arguments keep those arguments' types.
@@ -581,7 +614,7 @@ private:
   Counters &counters;
   DenseMap<Operation *, Paint> paint;
   DenseMap<std::pair<Value, Type>, Value> castCache;
-  DenseMap<Value, Type> originalTypes;
+  DenseMap<Value, Type> &originalTypes;
 };
 
 //===----------------------------------------------------------------------===//
@@ -604,10 +637,22 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
 
   LogicalResult initialize(MLIRContext *ctx) override {
     overrides.clear();
+    conflict.clear();
+    llvm::StringMap<CastCategory> added;
     auto add = [&](ArrayRef<std::string> names,
                    std::optional<CastCategory> cat) {
-      for (const std::string &name : names)
+      for (const std::string &name : names) {
+        if (cat) {
+          auto [it, inserted] = added.try_emplace(name, *cat);
+          if (!inserted && it->second != *cat && conflict.empty())
+            conflict =
+                (Twine("amp-autocast: options put op '") + name +
+                 "' in two categories (" + stringifyCastCategory(it->second) +
+                 " and " + stringifyCastCategory(*cat) + ")")
+                    .str();
+        }
         overrides[name] = cat;
+      }
     };
     // Removals first, so that moving an op (remove from one list, add to
     // another) gives it the new category.
@@ -631,6 +676,10 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     // Option errors point at the input file (there is no better place).
+    if (!conflict.empty()) {
+      emitError(module.getLoc()) << conflict;
+      return signalPassFailure();
+    }
     if (mode != "graph" && mode != "eager") {
       emitError(module.getLoc())
           << "amp-autocast: mode must be 'graph' or 'eager', got '" << mode
@@ -647,25 +696,22 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
       }
     }
 
-    SmallVector<Scope> scopes;
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto autocast = dyn_cast<AutocastOp>(op)) {
-        scopes.push_back({op, &autocast.getBody(), autocast.getConfig()});
-      } else if (auto func = dyn_cast<FunctionOpInterface>(op)) {
-        auto config =
-            op->getAttrOfType<AutocastAttr>(AmpDialect::getAutocastAttrName());
-        if (config && !func.isExternal())
-          scopes.push_back({op, &func.getFunctionBody(), config});
-      }
-    });
-
+    // Outermost scopes first; the scopes nested in one are collected only
+    // after it is processed (its rewrite may rebuild the ops around them).
+    std::deque<Scope> worklist;
+    collectChildScopes(module.getBodyRegion(), worklist);
     Counters counters;
     Mode parsedMode = mode == "eager" ? Mode::eager : Mode::graph;
-    for (const Scope &scope : scopes) {
-      ScopeRewriter rewriter(scope, parsedMode, annotate, overrides, counters);
+    while (!worklist.empty()) {
+      Scope scope = worklist.front();
+      worklist.pop_front();
+      ScopeRewriter rewriter(scope, parsedMode, annotate, overrides, counters,
+                             originalTypes);
       if (failed(rewriter.run()))
         return signalPassFailure();
+      collectChildScopes(*scope.region, worklist);
     }
+    originalTypes.clear();
     recordStatistics(
         getArgument(),
         {{"ops-f16", "Ops computing in f16", counters.opsF16},
@@ -684,11 +730,19 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
           counters.keptF32}});
 
     if (!keepRegions) {
-      for (const Scope &scope : llvm::reverse(scopes)) {
-        if (auto autocast = dyn_cast<AutocastOp>(scope.owner))
+      // Inner regions first, then the ones around them.
+      SmallVector<Operation *> owners;
+      module.walk([&](Operation *op) {
+        if (isa<AutocastOp>(op) ||
+            (isa<FunctionOpInterface>(op) &&
+             op->hasAttr(AmpDialect::getAutocastAttrName())))
+          owners.push_back(op);
+      });
+      for (Operation *owner : owners) {
+        if (auto autocast = dyn_cast<AutocastOp>(owner))
           inlineAutocast(autocast);
         else
-          scope.owner->removeAttr(AmpDialect::getAutocastAttrName());
+          owner->removeAttr(AmpDialect::getAutocastAttrName());
       }
     }
     eraseDeadHelpers(module);
@@ -711,7 +765,38 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
     }
   }
 
+  /// The autocast scope `op` opens: an amp.autocast op, or a decorated
+  /// function with a body.
+  static std::optional<Scope> getScope(Operation *op) {
+    if (auto autocast = dyn_cast<AutocastOp>(op))
+      return Scope{op, &autocast.getBody(), autocast.getConfig()};
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!func || func.isExternal())
+      return std::nullopt;
+    auto config =
+        op->getAttrOfType<AutocastAttr>(AmpDialect::getAutocastAttrName());
+    if (!config)
+      return std::nullopt;
+    return Scope{op, &func.getFunctionBody(), config};
+  }
+
+  /// Appends the scopes in `region` that no other scope in it encloses.
+  static void collectChildScopes(Region &region, std::deque<Scope> &out) {
+    region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (std::optional<Scope> scope = getScope(op)) {
+        out.push_back(*scope);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+  }
+
   CastPolicyOverrides overrides;
+  /// An option conflict found by initialize(), reported by the run.
+  std::string conflict;
+  /// The type every retyped value had before the pass, shared by all scopes
+  /// (a keep op in an inner region reads an outer value at its written type).
+  DenseMap<Value, Type> originalTypes;
 };
 
 } // namespace

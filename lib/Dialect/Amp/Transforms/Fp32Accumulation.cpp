@@ -11,6 +11,7 @@
 #include "Retype.h"
 
 #include "amp/Dialect/Amp/IR/Amp.h"
+#include "amp/Dialect/Amp/Policy/CastPolicy.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Support/Statistics.h"
 
@@ -29,8 +30,10 @@ using namespace mlir::amp;
 
 namespace {
 
+/// An f16/bf16 scalar or ranked tensor (what amp.cast can widen).
 bool isLowFloat(Type type) {
-  return isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(type));
+  return isAutocastFloat(type) &&
+         isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(type));
 }
 
 /// True when the payload combines the accumulator of `init` by addition,
@@ -153,9 +156,14 @@ struct AmpFp32AccumulationPass
       SmallVector<Type> oldTypes(op->getResultTypes());
       Operation *newOp =
           rebuildStructuredOp(b, linalgOp, inputs, inits, f32, castBefore);
-      if (!newOp)
-        return op->emitError("amp-fp32-accumulation: could not rebuild this "
-                             "op with f32 accumulators");
+      if (!newOp) {
+        // Leave the op as it was (its casts are dead), and say so.
+        emitWarning(loc) << "amp-fp32-accumulation: cannot rebuild this op "
+                            "with an f32 accumulator; it keeps its "
+                         << getElementTypeOrSelf(oldTypes.front())
+                         << " accumulator";
+        return success();
+      }
       b.setInsertionPointAfter(newOp);
       if (newOp == op) {
         // Rebuilt in place: round the f32 results for their users.
@@ -174,7 +182,7 @@ struct AmpFp32AccumulationPass
     }
 
     if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
-      if (!isLowFloat(softmax.getType(0)))
+      if (softmax->getNumResults() != 1 || !isLowFloat(softmax.getType(0)))
         return success();
       Value input = castBefore(softmax.getInput(), f32, op);
       Value init = castBefore(softmax.getOutput(), f32, op);

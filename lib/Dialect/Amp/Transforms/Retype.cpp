@@ -17,6 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
@@ -136,8 +137,17 @@ bool needsRetype(Value v, FloatType compute) {
 /// Verifies the invariants of one op (not its dominance) without reporting.
 bool verifiesQuietly(Operation *op) {
   OperationName name = op->getName();
-  return !name.isRegistered() || (succeeded(name.verifyInvariants(op)) &&
-                                  succeeded(name.verifyRegionInvariants(op)));
+  if (!name.isRegistered())
+    return true;
+  if (failed(name.verifyInvariants(op)) ||
+      failed(name.verifyRegionInvariants(op)))
+    return false;
+  // Calls and other symbol users check their operands against the symbol.
+  if (auto user = dyn_cast<SymbolUserOpInterface>(op)) {
+    SymbolTableCollection symbolTables;
+    return succeeded(user.verifySymbolUses(symbolTables));
+  }
+  return true;
 }
 
 /// What retyping can break in a structured op: its payload ops, block
@@ -425,13 +435,21 @@ FailureOr<Operation *> mlir::amp::retypeOp(Operation *op, FloatType compute,
     return retypeStructuredOp(linalgOp, compute, castTo);
 
   // Nothing to do when no operand or result changes type (and no padding
-  // value, for tensor.pad).
+  // value, for tensor.pad), unless the op also has float values autocast
+  // cannot retype (unranked tensors, memrefs, vectors): an operand retyped
+  // upstream may no longer match them, so such an op is always verified.
   auto changes = [&](Value v) { return needsRetype(v, compute); };
+  auto opaqueFloat = [](Value v) {
+    return !isAutocastFloat(v.getType()) &&
+           isa<FloatType>(getElementTypeOrSelf(v.getType()));
+  };
   bool padChanges = false;
   if (auto pad = dyn_cast<tensor::PadOp>(op))
     padChanges = changes(pad.getBody()->getTerminator()->getOperand(0));
   if (!padChanges && llvm::none_of(op->getOperands(), changes) &&
-      llvm::none_of(op->getResults(), changes))
+      llvm::none_of(op->getResults(), changes) &&
+      llvm::none_of(op->getOperands(), opaqueFloat) &&
+      llvm::none_of(op->getResults(), opaqueFloat))
     return op;
 
   // In place: remember what to restore if the result does not verify.

@@ -119,7 +119,8 @@ def Amp_CastOp : Amp_Op<"cast", [
       same rounding as at run time.
 
     Verifier errors: operand or result not an f64/f32/f16/bf16 scalar or
-    ranked tensor; shapes that differ (a scalar and a tensor included).
+    ranked tensor; shapes that differ (a scalar and a tensor included);
+    tensor encodings that differ.
 
     Lowered to `arith.extf`/`arith.truncf` by `amp-lower-cast`.
   }];
@@ -127,6 +128,7 @@ def Amp_CastOp : Amp_Op<"cast", [
   let results = (outs Amp_CastableType:$out);
   let assemblyFormat = "$in attr-dict `:` type($in) `to` type($out)";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

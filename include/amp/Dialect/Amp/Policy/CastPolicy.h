@@ -68,7 +68,8 @@ private:
 };
 
 /// True for the types autocast may retype: f32, f16 and bf16 scalars and
-/// ranked tensors of them. f64 and integers are never touched.
+/// ranked tensors of them. f64, integers, memrefs, vectors and unranked
+/// tensors are never touched.
 bool isAutocastFloat(Type type);
 
 } // namespace amp

@@ -1,0 +1,96 @@
+// Inputs that once broke the pass: each must give valid IR (re-parsed by a
+// second amp-opt) or a diagnostic, never a crash.
+// RUN: amp-opt %s -split-input-file --amp-autocast -verify-diagnostics | amp-opt -split-input-file | FileCheck %s
+// RUN: amp-opt %s -split-input-file "--amp-autocast=mode=eager" -verify-diagnostics | amp-opt -split-input-file | FileCheck %s
+
+// An autocast region inside a linalg payload: the payload is rebuilt before
+// the inner region is processed (the region is collected afterwards).
+// CHECK-LABEL: func @autocast_inside_payload
+// CHECK: linalg.generic
+// CHECK-NOT: amp.autocast
+#map = affine_map<(d0) -> (d0)>
+func.func @autocast_inside_payload(%x: tensor<4xf16>) -> tensor<4xf32>
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf16>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f16, %o: f32):
+    amp.autocast device_type(cuda) {
+    }
+    %s = arith.extf %a : f16 to f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Memrefs are not retyped (amp.cast takes scalars and ranked tensors).
+// CHECK-LABEL: func @memref_matmul
+// CHECK-NEXT: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf32>, memref<4x4xf32>) outs(%{{.*}} : memref<4x4xf32>)
+func.func @memref_matmul(%a: memref<4x4xf32>, %c: memref<4x4xf32>)
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  linalg.matmul ins(%a, %a : memref<4x4xf32>, memref<4x4xf32>) outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// A cast to an unranked tensor cannot run in f16: it reads the f32 value.
+// CHECK-LABEL: func @to_unranked
+// CHECK: %[[M:.*]] = linalg.matmul ins({{.*}} : tensor<4x4xf16>, tensor<4x4xf16>)
+// CHECK: %[[MF:.*]] = amp.cast %[[M]] : tensor<4x4xf16> to tensor<4x4xf32>
+// CHECK: tensor.cast %[[MF]] : tensor<4x4xf32> to tensor<*xf32>
+func.func @to_unranked(%x: tensor<4x4xf32>) -> tensor<*xf32>
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  %m = linalg.matmul ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %u = tensor.cast %m : tensor<4x4xf32> to tensor<*xf32>
+  return %u : tensor<*xf32>
+}
+
+// -----
+
+// A region the pass does not walk (tensor.generate, kept as written) reads a
+// captured value at its written type.
+// CHECK-LABEL: func @generate_captures
+// CHECK: %[[M:.*]] = linalg.matmul
+// CHECK: %[[MF:.*]] = amp.cast %[[M]] : tensor<4x4xf16> to tensor<4x4xf32>
+// CHECK: tensor.generate
+// CHECK: tensor.extract %[[MF]]
+func.func @generate_captures(%x: tensor<4x4xf32>) -> tensor<4x4xf32>
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  %m = linalg.matmul ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %v = tensor.extract %m[%j, %i] : tensor<4x4xf32>
+    tensor.yield %v : f32
+  } : tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// A keep op in an inner region reads an outer value at its written type.
+// CHECK-LABEL: func @inner_keep_reads_outer
+// CHECK: %[[M:.*]] = linalg.matmul
+// CHECK: %[[MF:.*]] = amp.cast %[[M]] : tensor<4x4xf16> to tensor<4x4xf32>
+// CHECK: arith.truncf %[[MF]] : tensor<4x4xf32> to tensor<4x4xf16>
+func.func @inner_keep_reads_outer(%x: tensor<4x4xf32>) -> tensor<4x4xf16> {
+  %r = amp.autocast device_type(cuda) -> tensor<4x4xf16> {
+    %m = linalg.matmul ins(%x, %x : tensor<4x4xf32>, tensor<4x4xf32>) outs(%x : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %r2 = amp.autocast device_type(cuda) -> tensor<4x4xf16> {
+      %c = arith.truncf %m : tensor<4x4xf32> to tensor<4x4xf16>
+      amp.yield %c : tensor<4x4xf16>
+    }
+    amp.yield %r2 : tensor<4x4xf16>
+  }
+  return %r : tensor<4x4xf16>
+}
+
+// -----
+
+// A decorator on an external function is removed too.
+// CHECK-LABEL: func private @external
+// CHECK-NOT: amp.autocast
+func.func private @external(tensor<4xf32>) -> tensor<4xf32>
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>}
