@@ -37,6 +37,13 @@ FloatType mlir::amp::getDefaultLowerPrecisionType(MLIRContext *ctx,
   llvm_unreachable("unknown device type");
 }
 
+APFloat mlir::amp::roundToFloatType(APFloat value, FloatType type) {
+  bool losesInfo = false;
+  (void)value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                      &losesInfo);
+  return value;
+}
+
 bool mlir::amp::isExactFloatConversion(FloatType from, FloatType to) {
   if (from == to)
     return true;

@@ -214,17 +214,6 @@ bool CastOp::areCastCompatible(TypeRange inputs, TypeRange outputs) {
          isa<FloatType>(getElementTypeOrSelf(outputs.front()));
 }
 
-namespace {
-/// Rounds `value` to `type` (round to nearest, ties to even, subnormals
-/// kept), as the hardware conversion does at run time.
-APFloat convertFloat(APFloat value, FloatType type) {
-  bool losesInfo = false;
-  (void)value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                      &losesInfo);
-  return value;
-}
-} // namespace
-
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   Type outType = getOut().getType();
   auto outElem = cast<FloatType>(getElementTypeOrSelf(outType));
@@ -235,14 +224,15 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 
   // Constants fold with run-time rounding.
   if (auto scalar = dyn_cast_if_present<FloatAttr>(adaptor.getIn()))
-    return FloatAttr::get(outType, convertFloat(scalar.getValue(), outElem));
+    return FloatAttr::get(outType,
+                          roundToFloatType(scalar.getValue(), outElem));
   if (auto dense = dyn_cast_if_present<DenseFPElementsAttr>(adaptor.getIn())) {
     auto outShaped = cast<ShapedType>(outType);
     if (dense.isSplat())
       return DenseElementsAttr::get(
-          outShaped, convertFloat(dense.getSplatValue<APFloat>(), outElem));
+          outShaped, roundToFloatType(dense.getSplatValue<APFloat>(), outElem));
     return dense.mapValues(outElem, [&](const APFloat &v) {
-      return convertFloat(v, outElem).bitcastToAPInt();
+      return roundToFloatType(v, outElem).bitcastToAPInt();
     });
   }
 

@@ -67,18 +67,23 @@ ArrayRef<DefaultPolicyEntry> mlir::amp::getDefaultPolicyTable() {
   return kDefaultTable;
 }
 
+namespace {
+/// Attaches the table rows of dialect namespace `ns` to their ops (called
+/// when that dialect is loaded).
+void attachTableModels(MLIRContext *ctx, StringRef ns) {
+#define AMP_POLICY(NS, OP, CUDA, CPU, ANCHOR)                                  \
+  if (ns == #NS)                                                               \
+    NS::OP::attachInterface<TableModel<NS::OP, CC::CUDA, CC::CPU>>(*ctx);
+#include "DefaultPolicy.def"
+}
+} // namespace
+
 void mlir::amp::registerCastPolicyExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tosa::TosaDialect *) {
-#define AMP_POLICY(NS, OP, CUDA, CPU, ANCHOR)                                  \
-  if constexpr (std::string_view(#NS) == "tosa")                               \
-    NS::OP::attachInterface<TableModel<NS::OP, CC::CUDA, CC::CPU>>(*ctx);
-#include "DefaultPolicy.def"
+    attachTableModels(ctx, "tosa");
   });
   registry.addExtension(+[](MLIRContext *ctx, linalg::LinalgDialect *) {
-#define AMP_POLICY(NS, OP, CUDA, CPU, ANCHOR)                                  \
-  if constexpr (std::string_view(#NS) == "linalg")                             \
-    NS::OP::attachInterface<TableModel<NS::OP, CC::CUDA, CC::CPU>>(*ctx);
-#include "DefaultPolicy.def"
+    attachTableModels(ctx, "linalg");
     linalg::GenericOp::attachInterface<BodyModel<linalg::GenericOp>>(*ctx);
     linalg::MapOp::attachInterface<BodyModel<linalg::MapOp>>(*ctx);
     linalg::ReduceOp::attachInterface<BodyModel<linalg::ReduceOp>>(*ctx);
@@ -86,22 +91,13 @@ void mlir::amp::registerCastPolicyExternalModels(DialectRegistry &registry) {
         *ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
-#define AMP_POLICY(NS, OP, CUDA, CPU, ANCHOR)                                  \
-  if constexpr (std::string_view(#NS) == "arith")                              \
-    NS::OP::attachInterface<TableModel<NS::OP, CC::CUDA, CC::CPU>>(*ctx);
-#include "DefaultPolicy.def"
+    attachTableModels(ctx, "arith");
   });
   registry.addExtension(+[](MLIRContext *ctx, math::MathDialect *) {
-#define AMP_POLICY(NS, OP, CUDA, CPU, ANCHOR)                                  \
-  if constexpr (std::string_view(#NS) == "math")                               \
-    NS::OP::attachInterface<TableModel<NS::OP, CC::CUDA, CC::CPU>>(*ctx);
-#include "DefaultPolicy.def"
+    attachTableModels(ctx, "math");
   });
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
-#define AMP_POLICY(NS, OP, CUDA, CPU, ANCHOR)                                  \
-  if constexpr (std::string_view(#NS) == "tensor")                             \
-    NS::OP::attachInterface<TableModel<NS::OP, CC::CUDA, CC::CPU>>(*ctx);
-#include "DefaultPolicy.def"
+    attachTableModels(ctx, "tensor");
   });
 }
 

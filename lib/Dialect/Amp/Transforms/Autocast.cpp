@@ -175,104 +175,80 @@ public:
   SmallVector<Paint> paint() {
     size_t n = nodes.size();
     SmallVector<Paint> colour(n, Paint::none);
+    auto is = [&](unsigned i, auto... cats) {
+      return ((nodes[i].cat == cats) || ...);
+    };
+    using CC = CastCategory;
     // Promote ops let the painting through like infer ops; at rewrite time
     // they still run at the widest type of their inputs (never narrowing).
     auto isFlow = [&](unsigned i) {
-      return nodes[i].cat == CastCategory::infer ||
-             nodes[i].cat == CastCategory::clear ||
-             nodes[i].cat == CastCategory::promote;
+      return is(i, CC::infer, CC::clear, CC::promote);
     };
-    auto isClear = [&](unsigned i) {
-      return nodes[i].cat == CastCategory::clear;
+    auto nodesOf = [&](auto... cats) {
+      SmallVector<unsigned> result;
+      for (unsigned i = 0; i < n; ++i)
+        if (is(i, cats...))
+          result.push_back(i);
+      return result;
     };
 
     // 1. Lower ops are low.
-    for (unsigned i = 0; i < n; ++i)
-      if (nodes[i].cat == CastCategory::lower)
-        colour[i] = Paint::low;
+    for (unsigned i : nodesOf(CC::lower))
+      colour[i] = Paint::low;
 
     // 2. fp32 spreads forward: mark infer/fp32 ops and the clear ops that
     //    feed them (walking back through clear ops only), then paint f32
     //    every marked infer/clear op reachable forward from an fp32 op.
     SmallVector<bool> upstreamOfF32OrInfer(n, false);
-    SmallVector<unsigned> work;
-    for (unsigned i = 0; i < n; ++i)
-      if (nodes[i].cat == CastCategory::fp32 ||
-          nodes[i].cat == CastCategory::infer) {
-        upstreamOfF32OrInfer[i] = true;
-        work.push_back(i);
-      }
-    while (!work.empty()) {
-      unsigned i = work.pop_back_val();
-      for (unsigned p : nodes[i].preds)
-        if (isClear(p) && !upstreamOfF32OrInfer[p]) {
-          upstreamOfF32OrInfer[p] = true;
-          work.push_back(p);
-        }
-    }
+    SmallVector<unsigned> seeds = nodesOf(CC::fp32, CC::infer);
+    for (unsigned i : seeds)
+      upstreamOfF32OrInfer[i] = true;
+    flood(seeds, Direction::backward, [&](unsigned p) {
+      if (!is(p, CC::clear) || upstreamOfF32OrInfer[p])
+        return false;
+      return upstreamOfF32OrInfer[p] = true;
+    });
     SmallVector<bool> forcedF32(n, false);
-    for (unsigned i = 0; i < n; ++i)
-      if (nodes[i].cat == CastCategory::fp32)
-        work.push_back(i);
-    while (!work.empty()) {
-      unsigned i = work.pop_back_val();
-      for (unsigned s : nodes[i].succs)
-        if (isFlow(s) && upstreamOfF32OrInfer[s] && !forcedF32[s]) {
-          forcedF32[s] = true;
-          colour[s] = Paint::f32;
-          work.push_back(s);
-        }
-    }
+    flood(nodesOf(CC::fp32), Direction::forward, [&](unsigned s) {
+      if (!isFlow(s) || !upstreamOfF32OrInfer[s] || forcedF32[s])
+        return false;
+      colour[s] = Paint::f32;
+      return forcedF32[s] = true;
+    });
 
     // 3. Infer/clear ops on a path between lower ops (or from a lower op to
     //    the region's results) are low: mark what lies downstream of a lower
     //    op, then paint back from lower ops and the results.
     SmallVector<bool> downstreamOfLower(n, false);
-    for (unsigned i = 0; i < n; ++i)
-      if (nodes[i].cat == CastCategory::lower)
-        work.push_back(i);
-    while (!work.empty()) {
-      unsigned i = work.pop_back_val();
-      for (unsigned s : nodes[i].succs)
-        if (isFlow(s) && !forcedF32[s] && !downstreamOfLower[s]) {
-          downstreamOfLower[s] = true;
-          work.push_back(s);
-        }
-    }
+    flood(nodesOf(CC::lower), Direction::forward, [&](unsigned s) {
+      if (!isFlow(s) || forcedF32[s] || downstreamOfLower[s])
+        return false;
+      return downstreamOfLower[s] = true;
+    });
     auto paintBack = [&](unsigned i) {
-      if (colour[i] == Paint::none && downstreamOfLower[i]) {
-        colour[i] = Paint::low;
-        work.push_back(i);
-      }
+      if (colour[i] != Paint::none || !downstreamOfLower[i])
+        return false;
+      colour[i] = Paint::low;
+      return true;
     };
-    for (unsigned i = 0; i < n; ++i)
-      if (nodes[i].cat == CastCategory::lower)
-        work.push_back(i);
+    SmallVector<unsigned> lowSeeds = nodesOf(CC::lower);
     for (unsigned i : sinkPreds)
-      paintBack(i);
-    while (!work.empty()) {
-      unsigned i = work.pop_back_val();
-      for (unsigned p : nodes[i].preds)
-        paintBack(p);
-    }
+      if (paintBack(i))
+        lowSeeds.push_back(i);
+    flood(lowSeeds, Direction::backward, paintBack);
 
     // 4. Clear ops next to a low op, either way, move data in low precision.
+    SmallVector<unsigned> low;
     for (unsigned i = 0; i < n; ++i)
       if (colour[i] == Paint::low)
-        work.push_back(i);
-    while (!work.empty()) {
-      unsigned i = work.pop_back_val();
-      auto visit = [&](unsigned j) {
-        if (isClear(j) && colour[j] == Paint::none) {
-          colour[j] = Paint::low;
-          work.push_back(j);
-        }
-      };
-      for (unsigned p : nodes[i].preds)
-        visit(p);
-      for (unsigned s : nodes[i].succs)
-        visit(s);
-    }
+        low.push_back(i);
+    auto paintClear = [&](unsigned j) {
+      if (!is(j, CC::clear) || colour[j] != Paint::none)
+        return false;
+      colour[j] = Paint::low;
+      return true;
+    };
+    flood(low, Direction::both, paintClear);
     return colour;
   }
 
@@ -289,6 +265,27 @@ private:
       result.push_back(v);
     }
     return result;
+  }
+
+  enum class Direction { forward, backward, both };
+
+  /// Visits the nodes reachable from `seeds` along successor and/or
+  /// predecessor edges; `enter(node)` marks a node and says whether to go on
+  /// from it.
+  template <typename EnterFn>
+  void flood(ArrayRef<unsigned> seeds, Direction direction, EnterFn enter) {
+    SmallVector<unsigned> work(seeds);
+    while (!work.empty()) {
+      unsigned i = work.pop_back_val();
+      if (direction != Direction::backward)
+        for (unsigned j : nodes[i].succs)
+          if (enter(j))
+            work.push_back(j);
+      if (direction != Direction::forward)
+        for (unsigned j : nodes[i].preds)
+          if (enter(j))
+            work.push_back(j);
+    }
   }
 
   struct Node {

@@ -37,6 +37,10 @@ namespace mlir::amp {
 /// (PyTorch `autocast_dtype` defaults).
 FloatType getDefaultLowerPrecisionType(MLIRContext *ctx, DeviceType device);
 
+/// `value` rounded to `type` as the hardware conversion does at run time:
+/// round to nearest, ties to even, subnormals kept, overflow to infinity.
+llvm::APFloat roundToFloatType(llvm::APFloat value, FloatType type);
+
 /// True when every value of `from` is exactly representable in `to` (the
 /// conversion widens: f16/bf16 -> f32 -> f64).
 bool isExactFloatConversion(FloatType from, FloatType to);
