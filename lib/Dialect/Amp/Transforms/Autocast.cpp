@@ -374,7 +374,7 @@ private:
     std::optional<CastCategory> cat = policy.classify(op);
     if (!cat)
       return success();
-    if (*cat == CastCategory::keep || (!enabled && *cat == CastCategory::keep))
+    if (*cat == CastCategory::keep)
       return processKeep(op);
     return processDecided(op, *cat);
   }
