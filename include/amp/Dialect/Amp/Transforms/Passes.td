@@ -80,4 +80,23 @@ def AmpFp32Accumulation : Pass<"amp-fp32-accumulation"> {
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
 }
 
+def AmpLowerCast : Pass<"amp-lower-cast"> {
+  let summary = "Lower amp.cast to arith.extf/truncf and inline remaining autocast regions";
+  let description = [{
+    Rewrites every `amp.cast` into upstream arith ops, on scalars and ranked
+    tensors alike (arith ops are elementwise on tensors; tosa-to-linalg and
+    linalg elementwise fusion take them from there):
+    - a widening cast (f16/bf16 -> f32 -> f64) becomes `arith.extf` (exact);
+    - a narrowing cast becomes `arith.truncf` (round to nearest, ties to even,
+      as LLVM's fptrunc);
+    - f16 <-> bf16, where neither holds the other, becomes `arith.extf` to f32
+      then `arith.truncf` (the extension is exact, so the value is rounded
+      once).
+    `amp.autocast` ops still present (for instance after
+    `amp-autocast{keep-regions}`) are inlined: their bodies replace them and
+    their results are the yielded values. Decorators are removed.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
