@@ -286,6 +286,60 @@ LogicalResult rebuildNamedOpInPlace(OpBuilder &b, linalg::LinalgOp op,
   SmallVector<Type> oldTypes(op->getResultTypes());
   setStructuredOperands(op, inputs, inits);
 
+  // Fast path: all float operands now share one element type and the
+  // payload computes in one float type (the usual f32 payload going to
+  // f16): the region builder would produce the same payload, so retype the
+  // block arguments and results where they are.
+  FloatType uniform;
+  bool isUniform = true;
+  for (Value v : op->getOperands()) {
+    if (!isAutocastFloat(v.getType()))
+      continue;
+    auto elem = cast<FloatType>(getElementTypeOrSelf(v.getType()));
+    isUniform &= !uniform || uniform == elem;
+    uniform = elem;
+  }
+  Block *payload = op.getBlock();
+  auto payloadIsUniform = [&] {
+    Type seen;
+    auto check = [&](Type t) {
+      if (!isa<FloatType>(t))
+        return true;
+      if (!isAutocastFloat(t) || (seen && seen != t))
+        return false;
+      seen = t;
+      return true;
+    };
+    for (BlockArgument arg : payload->getArguments())
+      if (!check(arg.getType()))
+        return false;
+    for (Operation &inner : *payload)
+      if (inner.getNumRegions() || isa<arith::ConstantOp>(inner) ||
+          !llvm::all_of(inner.getResultTypes(), check))
+        return false;
+    return true;
+  };
+  if (uniform && isUniform && payloadIsUniform()) {
+    SmallVector<std::pair<Value, Type>> retyped;
+    auto retype = [&](Value v) {
+      if (!isAutocastFloat(v.getType()))
+        return;
+      retyped.emplace_back(v, v.getType());
+      v.setType(uniform);
+    };
+    for (BlockArgument arg : payload->getArguments())
+      retype(arg);
+    for (Operation &inner : *payload)
+      for (OpResult result : inner.getResults())
+        retype(result);
+    if (succeeded(verifyQuietly(op)))
+      return success();
+    // Not expected; undo, and let the region builder below rebuild the
+    // payload from scratch.
+    for (auto [value, type] : retyped)
+      value.setType(type);
+  }
+
   Region &region = op->getRegion(0);
   Block *oldBody = &region.front();
   region.getBlocks().remove(oldBody);
