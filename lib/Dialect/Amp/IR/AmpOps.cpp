@@ -12,6 +12,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -175,6 +176,24 @@ void AutocastOp::getSuccessorRegions(
 void AutocastOp::getRegionInvocationBounds(
     ArrayRef<Attribute> operands, SmallVectorImpl<InvocationBounds> &bounds) {
   bounds.emplace_back(1, 1);
+}
+
+void mlir::amp::inlineAutocastRegions(Operation *root) {
+  // Post-order: inner regions are inlined before the ones around them.
+  root->walk([](Operation *op) {
+    auto autocast = dyn_cast<AutocastOp>(op);
+    if (!autocast) {
+      if (isa<FunctionOpInterface>(op))
+        op->removeAttr(AmpDialect::getAutocastAttrName());
+      return;
+    }
+    YieldOp yield = autocast.getYield();
+    autocast->replaceAllUsesWith(yield.getOperands());
+    yield->erase();
+    op->getBlock()->getOperations().splice(
+        op->getIterator(), autocast.getBodyBlock()->getOperations());
+    op->erase();
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -95,7 +95,7 @@ SmallVector<Value> getDataOperands(Operation *op) {
     if (!isAutocastFloat(v.getType()) || v.getDefiningOp<tensor::EmptyOp>())
       continue;
     if (dps && dps.isDpsInit(&operand)) {
-      if (!linalgOp || !payloadReadsInit(linalgOp, operand) ||
+      if (!linalgOp || !linalgOp.payloadUsesValueFromOperand(&operand) ||
           isRematerializableInit(v))
         continue;
     }
@@ -347,8 +347,8 @@ private:
     collect(*scope.region, ops, cats);
     Operation *terminator = scope.region->front().getTerminator();
     SmallVector<Paint> colours = GraphPainter(ops, cats, terminator).paint();
-    for (auto [op, colour] : llvm::zip(ops, colours))
-      paint[op] = colour;
+    for (auto [op, cat, colour] : llvm::zip(ops, cats, colours))
+      decisions[op] = {cat, colour};
   }
 
   LogicalResult processRegion(Region &region) {
@@ -371,7 +371,10 @@ private:
           return failure();
       return success();
     }
-    std::optional<CastCategory> cat = policy.classify(op);
+    // Graph mode classified the op already while painting.
+    auto it = decisions.find(op);
+    std::optional<CastCategory> cat =
+        it != decisions.end() ? it->second.first : policy.classify(op);
     if (!cat)
       return success();
     if (*cat == CastCategory::keep)
@@ -391,7 +394,8 @@ private:
       return widestOf(getDataOperands(op));
     // Graph mode, infer and clear: the painted colour; unpainted ops run in
     // f32 (they are not between low ops).
-    return paint.lookup(op) == Paint::low ? low : f32;
+    auto it = decisions.find(op);
+    return it != decisions.end() && it->second.second == Paint::low ? low : f32;
   }
 
   LogicalResult processDecided(Operation *op, CastCategory cat) {
@@ -609,7 +613,8 @@ private:
   FloatType low, f32;
   CastPolicy policy;
   Counters &counters;
-  DenseMap<Operation *, Paint> paint;
+  /// Graph mode: each painted op's category and colour.
+  DenseMap<Operation *, std::pair<CastCategory, Paint>> decisions;
   DenseMap<std::pair<Value, Type>, Value> castCache;
   DenseMap<Value, Type> &originalTypes;
 };
@@ -617,17 +622,6 @@ private:
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
-
-/// Moves the body of an autocast op before it and replaces its results.
-void inlineAutocast(AutocastOp op) {
-  YieldOp yield = op.getYield();
-  op->replaceAllUsesWith(yield.getOperands());
-  yield->erase();
-  Block *body = op.getBodyBlock();
-  op->getBlock()->getOperations().splice(op->getIterator(),
-                                         body->getOperations());
-  op->erase();
-}
 
 struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
   using Base::Base;
@@ -726,22 +720,8 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
           "retypable)",
           counters.keptF32}});
 
-    if (!keepRegions) {
-      // Inner regions first, then the ones around them.
-      SmallVector<Operation *> owners;
-      module.walk([&](Operation *op) {
-        if (isa<AutocastOp>(op) ||
-            (isa<FunctionOpInterface>(op) &&
-             op->hasAttr(AmpDialect::getAutocastAttrName())))
-          owners.push_back(op);
-      });
-      for (Operation *owner : owners) {
-        if (auto autocast = dyn_cast<AutocastOp>(owner))
-          inlineAutocast(autocast);
-        else
-          owner->removeAttr(AmpDialect::getAutocastAttrName());
-      }
-    }
+    if (!keepRegions)
+      inlineAutocastRegions(module);
     eraseDeadHelpers(module);
   }
 

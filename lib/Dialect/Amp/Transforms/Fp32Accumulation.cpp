@@ -65,15 +65,21 @@ Value castBefore(Value v, FloatType elem, Operation *user) {
   return convertElementType(b, user->getLoc(), v, elem);
 }
 
-/// Replaces the uses of `oldResults` by `newResults` rounded to the old
-/// types.
-void replaceWithRounded(OpBuilder &b, Location loc, ValueRange oldResults,
-                        ValueRange newResults) {
-  for (auto [oldV, newV] : llvm::zip(oldResults, newResults)) {
-    Value repl = newV;
-    if (newV.getType() != oldV.getType())
-      repl = CastOp::create(b, loc, oldV.getType(), newV);
-    oldV.replaceAllUsesWith(repl);
+/// Makes `newOp` (computing in f32) stand for `oldOp`, whose results had
+/// `oldTypes`: each widened result is rounded back once for its users.
+/// `oldOp` is erased unless it was rebuilt in place (`newOp == oldOp`).
+void replaceWithRounded(OpBuilder &b, Operation *oldOp, Operation *newOp,
+                        ArrayRef<Type> oldTypes) {
+  if (oldOp != newOp) {
+    oldOp->replaceAllUsesWith(newOp->getResults());
+    oldOp->erase();
+  }
+  b.setInsertionPointAfter(newOp);
+  for (auto [result, type] : llvm::zip(newOp->getResults(), oldTypes)) {
+    if (result.getType() == type)
+      continue;
+    auto rounded = CastOp::create(b, newOp->getLoc(), type, result);
+    result.replaceAllUsesExcept(rounded, rounded);
   }
 }
 
@@ -132,6 +138,7 @@ struct AmpFp32AccumulationPass
     FloatType f32 = Float32Type::get(op->getContext());
     OpBuilder b(op);
     Location loc = op->getLoc();
+    SmallVector<Type> oldTypes(op->getResultTypes());
 
     if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
       if (linalgOp.getNumReductionLoops() == 0 ||
@@ -153,7 +160,6 @@ struct AmpFp32AccumulationPass
       noteMaybeDead(linalgOp.getDpsInits());
       bool contraction = accumulatesProducts(linalgOp);
       SmallVector<Value> inputs(linalgOp.getDpsInputs());
-      SmallVector<Type> oldTypes(op->getResultTypes());
       Operation *newOp =
           rebuildStructuredOp(b, linalgOp, inputs, inits, f32, castBefore);
       if (!newOp) {
@@ -164,19 +170,7 @@ struct AmpFp32AccumulationPass
                          << " accumulator";
         return success();
       }
-      b.setInsertionPointAfter(newOp);
-      if (newOp == op) {
-        // Rebuilt in place: round the f32 results for their users.
-        for (auto [result, type] : llvm::zip(op->getResults(), oldTypes)) {
-          if (result.getType() == type)
-            continue;
-          auto rounded = CastOp::create(b, loc, type, result);
-          result.replaceAllUsesExcept(rounded, rounded);
-        }
-      } else {
-        replaceWithRounded(b, loc, op->getResults(), newOp->getResults());
-        op->erase();
-      }
+      replaceWithRounded(b, op, newOp, oldTypes);
       ++(contraction ? numContractions : numReductions);
       return success();
     }
@@ -189,8 +183,7 @@ struct AmpFp32AccumulationPass
       noteMaybeDead(softmax.getOutput());
       auto wide = linalg::SoftmaxOp::create(b, loc, init.getType(), input, init,
                                             softmax.getDimension());
-      replaceWithRounded(b, loc, softmax->getResults(), wide->getResults());
-      op->erase();
+      replaceWithRounded(b, op, wide, oldTypes);
       ++numReductions;
       return success();
     }
@@ -202,8 +195,7 @@ struct AmpFp32AccumulationPass
       auto wide =
           tosa::MatMulOp::create(b, loc, wideType, matmul.getA(), matmul.getB(),
                                  matmul.getAZp(), matmul.getBZp());
-      replaceWithRounded(b, loc, matmul->getResults(), wide->getResults());
-      op->erase();
+      replaceWithRounded(b, op, wide, oldTypes);
       ++numContractions;
       return success();
     }
@@ -217,8 +209,7 @@ struct AmpFp32AccumulationPass
       state.addAttributes(op->getAttrs());
       state.addTypes(withElementType(op->getResult(0).getType(), f32));
       Operation *wide = b.create(state);
-      replaceWithRounded(b, loc, op->getResults(), wide->getResults());
-      op->erase();
+      replaceWithRounded(b, op, wide, oldTypes);
       ++numReductions;
       return success();
     }

@@ -6,12 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Retype.h"
+
 #include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPLOWERCAST
@@ -22,12 +23,6 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-
-Type withElement(Type type, Type elem) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    return shaped.clone(elem);
-  return elem;
-}
 
 /// `in` converted to `type` with arith ops.
 Value lowerCast(OpBuilder &b, Location loc, Value in, Type type) {
@@ -40,7 +35,7 @@ Value lowerCast(OpBuilder &b, Location loc, Value in, Type type) {
   if (isExactFloatConversion(to, from))
     return arith::TruncFOp::create(b, loc, type, in);
   // f16 <-> bf16: through f32, exactly first, rounding once.
-  Type wide = withElement(type, Float32Type::get(b.getContext()));
+  Type wide = withElementType(type, Float32Type::get(b.getContext()));
   Value ext = arith::ExtFOp::create(b, loc, wide, in);
   return arith::TruncFOp::create(b, loc, type, ext);
 }
@@ -49,20 +44,7 @@ struct AmpLowerCastPass : public amp::impl::AmpLowerCastBase<AmpLowerCastPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    // Inner regions first, then the ones around them.
-    getOperation()->walk([](Operation *op) {
-      if (auto autocast = dyn_cast<AutocastOp>(op)) {
-        YieldOp yield = autocast.getYield();
-        autocast->replaceAllUsesWith(yield.getOperands());
-        yield->erase();
-        op->getBlock()->getOperations().splice(
-            op->getIterator(), autocast.getBodyBlock()->getOperations());
-        op->erase();
-        return;
-      }
-      if (isa<FunctionOpInterface>(op))
-        op->removeAttr(AmpDialect::getAutocastAttrName());
-    });
+    inlineAutocastRegions(getOperation());
     getOperation()->walk([](CastOp cast) {
       OpBuilder b(cast);
       Value repl =

@@ -113,10 +113,6 @@ Value mlir::amp::convertElementType(OpBuilder &b, Location loc, Value value,
                                 value);
 }
 
-bool mlir::amp::payloadReadsInit(linalg::LinalgOp op, OpOperand &init) {
-  return op.payloadUsesValueFromOperand(&init);
-}
-
 namespace {
 FloatType getFloatElementType(Type type) {
   return dyn_cast<FloatType>(getElementTypeOrSelf(type));

@@ -43,10 +43,6 @@ Value rematerializeInit(OpBuilder &b, Value value, FloatType elem);
 Value convertElementType(OpBuilder &b, Location loc, Value value,
                          FloatType elem);
 
-/// True when the payload of `op` reads its init operand `init` (an
-/// accumulator); false for a pure output.
-bool payloadReadsInit(linalg::LinalgOp op, OpOperand &init);
-
 /// Provides a value equal to `value` converted to element type `elem`, valid
 /// at `user` (see convertElementType). The amp passes implement it with
 /// their cast placement (cache, hoisting).

@@ -41,6 +41,11 @@ FloatType getDefaultLowerPrecisionType(MLIRContext *ctx, DeviceType device);
 /// round to nearest, ties to even, subnormals kept, overflow to infinity.
 llvm::APFloat roundToFloatType(llvm::APFloat value, FloatType type);
 
+/// Replaces every amp.autocast op nested in `root` by its body (inner
+/// regions first; results become the yielded values) and removes the
+/// `amp.autocast` decorator from every function under `root`.
+void inlineAutocastRegions(Operation *root);
+
 /// True when every value of `from` is exactly representable in `to` (the
 /// conversion widens: f16/bf16 -> f32 -> f64).
 bool isExactFloatConversion(FloatType from, FloatType to);
