@@ -5,6 +5,7 @@
 #include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Policy/CastPolicy.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -13,4 +14,7 @@ void mlir::amp::registerAllAmpDialects(DialectRegistry &registry) {
   registerCastPolicyExternalModels(registry);
 }
 
-void mlir::amp::registerAllAmpPasses() { registerAmpPasses(); }
+void mlir::amp::registerAllAmpPasses() {
+  registerAmpPasses();
+  registerCpuPipeline();
+}

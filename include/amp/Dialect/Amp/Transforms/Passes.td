@@ -99,4 +99,58 @@ def AmpLowerCast : Pass<"amp-lower-cast"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> {
+  let summary = "Tile and vectorize contractions and convolutions for the CPU (on tensors)";
+  let description = [{
+    Code generation for the compute-heavy linalg ops of `amp-cpu-pipeline`,
+    on tensors, before bufferization:
+    - 2-D convolutions (`linalg.conv_2d_nchw_fchw`, `_nhwc_hwcf`,
+      `_nhwc_fhwc`) are rewritten into an im2col gather and a contraction
+      (upstream `populateConvertConv2DToImg2ColPatterns`);
+    - every contraction with static shapes (the matmul family, batch_matmul,
+      contraction-shaped `linalg.generic`, the im2col products) is tiled
+      twice with `scf.for` loops: a cache tile (`cache-tile` sizes for the
+      innermost m, n and k dimensions) and a register tile (`register-tile`),
+      batch dimensions and outer m/n/k dimensions get tile size 1. A tile
+      size is reduced to the largest divisor of the dimension, so every tile
+      is full and static;
+    - the register tile is vectorized (`linalg::vectorize`) into a
+      `vector.contract` on `vector.transfer_read`s, with the f16/bf16 ->
+      f32 extensions of mixed-precision contractions folded into it.
+    The contraction's accumulator is kept in registers across the k loop by
+    `loop-invariant-subset-hoisting`, which the pipeline runs next. Ops
+    without static shapes are left for `convert-linalg-to-loops`.
+  }];
+  let options = [
+    ListOption<"cacheTile", "cache-tile", "int64_t",
+               "Cache tile sizes for the innermost m, n, k dimensions (elements)">,
+    ListOption<"registerTile", "register-tile", "int64_t",
+               "Register tile sizes for the innermost m, n, k dimensions (elements)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"];
+}
+
+def AmpRandomizeWeights : Pass<"amp-randomize-weights", "ModuleOp"> {
+  let summary = "Give splat weight constants seeded random values (He-uniform)";
+  let description = [{
+    Model files exported for tests often hold their weights as splat
+    constants, which make every channel identical and hide precision errors.
+    This pass replaces every splat `arith.constant` / `tosa.const` of a
+    ranked f32/f16/bf16 tensor of rank >= 2 with values drawn uniformly from
+    [-b, b], b = sqrt(6 / fan_in) (He/Kaiming-uniform, PyTorch's
+    `kaiming_uniform_` with ReLU gain), fan_in = number of elements / first
+    dimension (C*KH*KW for an FCHW filter, KH*KW for a depthwise CHW filter,
+    the input features of a [out, in] matrix). Rank-0/1 constants (biases,
+    batch-norm parameters) keep their values. The generator is SplitMix64
+    seeded with `seed` and the constant's position in its function, so the
+    values are the same on every machine, and two copies of a function
+    (an f32 and an autocast version) get the same weights. Used by the model numerics tests and the benchmarks.
+  }];
+  let options = [
+    Option<"seed", "seed", "uint64_t", /*default=*/"0", "Random seed">,
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,169 @@
+//===- CpuTileAndVectorize.cpp - CPU code generation for contractions -----===//
+//
+// The `amp-cpu-tile-and-vectorize` pass: 2-D convolutions become im2col +
+// contraction, every statically shaped contraction is tiled for the caches
+// and for the registers, and the register tile is vectorized into a
+// `vector.contract`. Everything is done with upstream linalg/SCF/vector
+// utilities; this file only chooses what to apply and the tile sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPCPUTILEANDVECTORIZE
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+
+namespace {
+
+/// Default tile sizes for the innermost (m, n, k) dimensions. The register
+/// tile keeps a 4x16 f32 accumulator (8 AVX2 or 4 AVX-512 registers) and
+/// unrolls k by 8; the cache tile keeps the B panel (k x n) in L2.
+constexpr int64_t kDefaultCacheTile[3] = {64, 256, 256};
+constexpr int64_t kDefaultRegisterTile[3] = {4, 16, 8};
+
+/// The largest divisor of `size` that is at most `target` (>= 1), so tiles
+/// are full and their shapes static.
+int64_t largestDivisorAtMost(int64_t size, int64_t target) {
+  target = std::max<int64_t>(1, std::min(size, target));
+  for (int64_t d = target; d > 1; --d)
+    if (size % d == 0)
+      return d;
+  return 1;
+}
+
+/// Tile sizes for `op`: `mnk` for the innermost m, n and k dimensions, 1 for
+/// batch and outer m/n/k dimensions; 0 (not tiled) for nothing else, since a
+/// contraction has no other dimensions.
+SmallVector<int64_t> contractionTileSizes(linalg::LinalgOp op,
+                                          const linalg::ContractionDimensions &dims,
+                                          ArrayRef<int64_t> mnk) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  auto setInnermost = [&](ArrayRef<unsigned> group, int64_t target) {
+    if (group.empty())
+      return;
+    unsigned d = group.back();
+    sizes[d] = largestDivisorAtMost(ranges[d], target);
+  };
+  setInnermost(dims.m, mnk[0]);
+  setInnermost(dims.n, mnk[1]);
+  setInnermost(dims.k, mnk[2]);
+  return sizes;
+}
+
+/// Tiles `op` with `sizes` into scf.for loops; returns the tiled op.
+FailureOr<TilingInterface> tile(RewriterBase &rewriter, TilingInterface op,
+                                ArrayRef<int64_t> sizes) {
+  SmallVector<OpFoldResult> ofr = llvm::map_to_vector(
+      sizes, [&](int64_t s) -> OpFoldResult { return rewriter.getIndexAttr(s); });
+  scf::SCFTilingOptions options;
+  options.setTileSizes(ofr).setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result =
+      scf::tileUsingSCF(rewriter, op, options);
+  if (failed(result) || result->tiledOps.size() != 1)
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  return cast<TilingInterface>(result->tiledOps.front());
+}
+
+struct AmpCpuTileAndVectorizePass
+    : public amp::impl::AmpCpuTileAndVectorizeBase<AmpCpuTileAndVectorizePass> {
+  using Base::Base;
+
+  LogicalResult readTile(const ListOption<int64_t> &option, const int64_t (&defaults)[3],
+                         SmallVectorImpl<int64_t> &out, StringRef name) {
+    if (option.empty()) {
+      out.assign(std::begin(defaults), std::end(defaults));
+      return success();
+    }
+    if (option.size() != 3 || llvm::any_of(option, [](int64_t v) { return v < 1; }))
+      return emitError(getOperation().getLoc())
+             << "amp-cpu-tile-and-vectorize: '" << name
+             << "' takes three positive sizes (m, n, k)";
+    out.assign(option.begin(), option.end());
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<int64_t> cache, reg;
+    if (failed(readTile(cacheTile, kDefaultCacheTile, cache, "cache-tile")) ||
+        failed(readTile(registerTile, kDefaultRegisterTile, reg, "register-tile")))
+      return signalPassFailure();
+
+    // 1. Convolutions to im2col + contraction.
+    {
+      RewritePatternSet patterns(ctx);
+      linalg::populateConvertConv2DToImg2ColPatterns(patterns);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    // 2. Tile every static contraction twice and vectorize the register tile.
+    SmallVector<linalg::LinalgOp> contractions;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+          op->getNumResults() == 1 && linalg::isaContractionOpInterface(op))
+        contractions.push_back(op);
+    });
+    IRRewriter rewriter(ctx);
+    for (linalg::LinalgOp op : contractions) {
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(op);
+      if (failed(dims))
+        continue;
+      SmallVector<int64_t> outer = contractionTileSizes(op, *dims, cache);
+      SmallVector<int64_t> inner = contractionTileSizes(op, *dims, reg);
+      // The register tile must divide the cache tile: take it from the cache
+      // tile's extents.
+      for (auto [o, i] : llvm::zip(outer, inner))
+        i = largestDivisorAtMost(o, i);
+      FailureOr<TilingInterface> tiled =
+          tile(rewriter, cast<TilingInterface>(op.getOperation()), outer);
+      if (succeeded(tiled))
+        tiled = tile(rewriter, *tiled, inner);
+      if (failed(tiled)) {
+        op->emitWarning("amp-cpu-tile-and-vectorize: could not tile this "
+                        "contraction; it is lowered to scalar loops");
+        continue;
+      }
+      rewriter.setInsertionPoint(*tiled);
+      FailureOr<linalg::VectorizationResult> vec =
+          linalg::vectorize(rewriter, *tiled);
+      if (failed(vec)) {
+        tiled->getOperation()->emitWarning(
+            "amp-cpu-tile-and-vectorize: could not vectorize this tile; it "
+            "is lowered to scalar loops");
+        continue;
+      }
+      rewriter.replaceOp(*tiled, vec->replacements);
+    }
+
+    // 3. Clean up: fold the tiles' slices into the transfers, fold
+    // vector.contract with its reductions, canonicalize.
+    RewritePatternSet patterns(ctx);
+    linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateSinkVectorOpsPatterns(patterns);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

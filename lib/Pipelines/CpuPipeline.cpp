@@ -1,0 +1,162 @@
+//===- CpuPipeline.cpp - amp-cpu-pipeline ---------------------------------===//
+//
+// Autocast IR to the LLVM dialect for the CPU JIT (amp-runner). The stages:
+//   1. amp-autocast, amp-fp32-accumulation, amp-lower-cast: the cast policy,
+//      then only upstream dialects remain;
+//   2. tosa -> linalg, arith/math on tensors -> linalg, elementwise fusion;
+//   3. amp-cpu-tile-and-vectorize (im2col, cache and register tiles,
+//      vector.contract), accumulators hoisted out of the k loops;
+//   4. one-shot bufferization across function boundaries, deallocation;
+//   5. the rest of linalg to loops, vector/scf/memref/math/arith to LLVM,
+//      bf16 and f16 conversions with round-to-nearest-even.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Pipelines/Pipelines.h"
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+CpuFeatures mlir::amp::detectHostCpuFeatures() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("amx-tile") && features.lookup("amx-bf16"))
+    return CpuFeatures::Amx;
+  if (features.lookup("avx512bf16"))
+    return CpuFeatures::Avx512Bf16;
+  return CpuFeatures::Generic;
+}
+
+static std::string joinSizes(ArrayRef<int64_t> sizes) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(sizes, os, ",");
+  return s;
+}
+
+/// Adds a textual list of passes (not wrapped in builtin.module) to `pm`.
+static LogicalResult addPasses(OpPassManager &pm, StringRef passes,
+                               std::string &errorMessage) {
+  llvm::raw_string_ostream os(errorMessage);
+  return parsePassPipeline(passes, pm, os);
+}
+
+LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
+                                          const CpuPipelineOptions &options,
+                                          std::string &errorMessage) {
+  if (options.mode != "graph" && options.mode != "eager") {
+    errorMessage = "amp-cpu-pipeline: mode must be 'graph' or 'eager', got '" +
+                   options.mode + "'";
+    return failure();
+  }
+  StringRef features = options.cpuFeatures;
+  if (!llvm::is_contained({"host", "generic", "avx512bf16", "amx"}, features)) {
+    errorMessage = "amp-cpu-pipeline: cpu-features must be host, generic, "
+                   "avx512bf16 or amx, got '" +
+                   options.cpuFeatures + "'";
+    return failure();
+  }
+  for (auto [name, tile] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"cache-tile", options.cacheTile},
+        {"register-tile", options.registerTile}}) {
+    if (!tile.empty() &&
+        (tile.size() != 3 || llvm::any_of(tile, [](int64_t v) { return v < 1; }))) {
+      errorMessage = ("amp-cpu-pipeline: " + name +
+                      " takes three positive sizes (m, n, k)")
+                         .str();
+      return failure();
+    }
+  }
+
+  // 1. The cast policy, then upstream dialects only.
+  if (options.autocast)
+    pm.addPass(createAmpAutocast(AmpAutocastOptions{/*mode=*/options.mode}));
+  pm.addNestedPass<func::FuncOp>(createAmpFp32Accumulation());
+  pm.addPass(createAmpLowerCast());
+  pm.addPass(createCanonicalizerPass());
+
+  // 2. To linalg on tensors.
+  TosaToLinalgOptions tosaOptions;
+  tosaOptions.aggressiveReduceConstant = true;
+  tosa::addTosaToLinalgPasses(pm, tosaOptions);
+  if (failed(addPasses(pm,
+                       "func.func(convert-elementwise-to-linalg,"
+                       "linalg-fuse-elementwise-ops,canonicalize,cse)",
+                       errorMessage)))
+    return failure();
+
+  // 3. Code generation for contractions, on tensors.
+  AmpCpuTileAndVectorizeOptions tileOptions;
+  tileOptions.cacheTile = llvm::to_vector(options.cacheTile);
+  tileOptions.registerTile = llvm::to_vector(options.registerTile);
+  pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
+  if (failed(addPasses(pm,
+                       "func.func(canonicalize,cse,loop-invariant-subset-hoisting,"
+                       "canonicalize)",
+                       errorMessage)))
+    return failure();
+
+  // 4. Buffers.
+  if (failed(addPasses(
+          pm,
+          "one-shot-bufferize{bufferize-function-boundaries "
+          "function-boundary-type-conversion=identity-layout-map},"
+          "func.func(buffer-hoisting,buffer-loop-hoisting),"
+          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+          "canonicalize,cse",
+          errorMessage)))
+    return failure();
+
+  // 5. To the LLVM dialect. Transfers are unrolled to 1-D (no stack
+  // temporaries inside loops); contractions become outer products (FMAs on
+  // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
+  // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
+  // has no instruction; math on f16/bf16 runs in f32.
+  if (failed(addPasses(
+          pm,
+          "func.func(convert-linalg-to-loops,lower-vector-multi-reduction),"
+          "lower-affine,"
+          "convert-vector-to-scf{full-unroll=true},"
+          "func.func(math-extend-to-supported-types{target-type=f32},"
+          "arith-expand{include-bf16=true}),"
+          "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+          "finalize-memref-to-llvm,"
+          "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
+          "vector-transpose-lowering=shuffle1d},"
+          "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
+          "reconcile-unrealized-casts,canonicalize,cse",
+          errorMessage)))
+    return failure();
+  return success();
+}
+
+void mlir::amp::registerCpuPipeline() {
+  registerPassPipeline(
+      "amp-cpu-pipeline",
+      "Autocast IR (tosa, linalg on tensors, arith/math/tensor) to the LLVM "
+      "dialect for the CPU JIT: cast policy, fp32 accumulation, tiling and "
+      "vectorization, bufferization, lowering",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CpuPipelineOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        std::string message;
+        if (failed(buildCpuPipeline(pm, options, message)))
+          return errorHandler(message);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(CpuPipelineOptions());
+      });
+}

@@ -1,0 +1,73 @@
+//===- amp-runner.cpp - JIT runner for amp-cpu-pipeline output ------------===//
+//
+// mlir-runner for amp-mlir: the same flags (-e, --entry-point-result,
+// --shared-libs, -O0..-O3, ...) on MLIR's ExecutionEngine, with the upstream
+// runner utils (printMemref*, rtclock, vector.print support) and the
+// project's CPU runtime linked in, so that
+//
+//   amp-opt model.mlir --amp-cpu-pipeline | amp-runner -e main \
+//       --entry-point-result=void
+//
+// needs no --shared-libs. Input that is not fully lowered to the LLVM
+// dialect is rejected with the location of the first op left over.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/InitAmp.h"
+#include "amp/Runtime/CpuRuntime.h"
+
+#include "mlir/ExecutionEngine/JitRunner.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/LLVMTranslationInterface.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+
+/// Fails, with an error at the op's location, on the first op that the LLVM
+/// IR translation cannot take (its dialect has no translation interface).
+static LogicalResult checkFullyLowered(Operation *module, JitRunnerOptions &) {
+  Operation *leftover = nullptr;
+  module->walk([&](Operation *op) {
+    if (op == module)
+      return WalkResult::advance();
+    Dialect *dialect = op->getDialect();
+    if (dialect &&
+        dialect->getRegisteredInterface<LLVMTranslationDialectInterface>())
+      return WalkResult::advance();
+    leftover = op;
+    return WalkResult::interrupt();
+  });
+  if (!leftover)
+    return success();
+  return leftover->emitError()
+         << "amp-runner: '" << leftover->getName()
+         << "' is not lowered to the LLVM dialect; compile the input with "
+            "amp-opt --amp-cpu-pipeline first";
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser();
+
+  // Every dialect parses, so that input that is not lowered gets a located
+  // error instead of a parse failure.
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  amp::registerAllAmpDialects(registry);
+  registerAllToLLVMIRTranslations(registry);
+
+  // The runtime's constructor has requested AMX permission already; keep the
+  // library linked even with --as-needed.
+  (void)&amp_cpu_has_amx;
+
+  JitRunnerConfig config;
+  config.mlirTransformer = checkFullyLowered;
+  return JitRunnerMain(argc, argv, registry, config);
+}
