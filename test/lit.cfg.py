@@ -2,6 +2,7 @@
 # lit configuration of the amp-mlir regression tests.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -19,11 +20,15 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 config.substitutions.append(("%amp_src_root", config.amp_src_root))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%amp_build_root", config.amp_obj_root))
 
 # The real model files shipped next to the project (../shared/models).
 config.substitutions.append(
     ("%models", os.path.join(config.amp_src_root, "examples", "models")))
 
 tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
-tools = [ToolSubst("amp-opt", unresolved="fatal")]
+tools = [ToolSubst("amp-opt", unresolved="fatal"),
+         ToolSubst("amp-runner", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -83,6 +83,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     pm.addPass(createAmpAutocast(AmpAutocastOptions{/*mode=*/options.mode}));
   pm.addNestedPass<func::FuncOp>(createAmpFp32Accumulation());
   pm.addPass(createAmpLowerCast());
+  pm.addNestedPass<func::FuncOp>(createAmpDecomposeAggregatedOps());
   pm.addPass(createCanonicalizerPass());
 
   // 2. To linalg on tensors.

@@ -32,7 +32,7 @@ using namespace mlir;
 /// IR translation cannot take (its dialect has no translation interface).
 static LogicalResult checkFullyLowered(Operation *module, JitRunnerOptions &) {
   Operation *leftover = nullptr;
-  module->walk([&](Operation *op) {
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == module)
       return WalkResult::advance();
     Dialect *dialect = op->getDialect();

@@ -132,6 +132,19 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
                            "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"];
 }
 
+def AmpDecomposeAggregatedOps : Pass<"amp-decompose-aggregated-ops", "func::FuncOp"> {
+  let summary = "Decompose linalg aggregated ops (linalg.softmax) into linalg.generic";
+  let description = [{
+    Rewrites every op implementing linalg's `AggregatedOpInterface`
+    (`linalg.softmax`: max, sub, exp, sum, div) into its decomposition, with
+    the element types it has, so the CPU pipeline can lower it. Run after
+    `amp-fp32-accumulation`, which makes an f16/bf16 softmax compute in f32.
+    Upstream MLIR 22 offers this decomposition only as a transform op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def AmpRandomizeWeights : Pass<"amp-randomize-weights", "ModuleOp"> {
   let summary = "Give splat weight constants seeded random values (He-uniform)";
   let description = [{

@@ -1,0 +1,30 @@
+// amp-cpu-pipeline: autocast IR down to the LLVM dialect; bad options are
+// rejected with a message.
+// RUN: amp-opt %s --amp-cpu-pipeline | FileCheck %s
+// RUN: amp-opt %s --amp-cpu-pipeline="mode=eager cpu-features=generic cache-tile=32,32,32 register-tile=4,8,4" | FileCheck %s
+// RUN: not amp-opt %s --amp-cpu-pipeline=mode=fast 2>&1 | FileCheck %s --check-prefix=MODE
+// RUN: not amp-opt %s --amp-cpu-pipeline=cpu-features=sse 2>&1 | FileCheck %s --check-prefix=FEATURES
+// RUN: not amp-opt %s --amp-cpu-pipeline=register-tile=4,8 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not amp-opt %s --amp-cpu-pipeline=cache-tile=0,8,8 2>&1 | FileCheck %s --check-prefix=CTILE
+
+// Only LLVM dialect ops remain; the contraction became vector FMAs on
+// f32 (bf16 inputs extended in registers), the result rounded to bf16 with
+// integer code (round to nearest even) and extended back.
+// CHECK-LABEL: llvm.func @mm
+// CHECK-NOT: linalg.
+// CHECK-NOT: vector.
+// CHECK-NOT: amp.
+// CHECK: llvm.intr.fmuladd{{.*}}vector<{{[0-9]+}}xf32>
+// CHECK-LABEL: llvm.func @_mlir_ciface_mm
+// MODE: amp-cpu-pipeline: mode must be 'graph' or 'eager', got 'fast'
+// FEATURES: amp-cpu-pipeline: cpu-features must be host, generic, avx512bf16 or amx, got 'sse'
+// TILE: amp-cpu-pipeline: register-tile takes three positive sizes (m, n, k)
+// CTILE: amp-cpu-pipeline: cache-tile takes three positive sizes (m, n, k)
+
+func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> attributes {amp.autocast = #amp.autocast<device_type = cpu>, llvm.emit_c_interface} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
