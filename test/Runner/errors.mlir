@@ -8,7 +8,7 @@
 // OK: 42
 // MISSING: entry point not found
 // KIND: only single i32 function result supported
-// UNLOWERED: errors.mlir:[[@LINE+3]]:1: error: amp-runner: 'func.func' is not lowered to the LLVM dialect; compile the input with amp-opt --amp-cpu-pipeline first
+// UNLOWERED: errors.mlir":[[@LINE+3]]:1): error: amp-runner: 'func.func' is not lowered to the LLVM dialect; compile the input with amp-opt --amp-cpu-pipeline first
 // PARSE: error:
 
 func.func @main() {

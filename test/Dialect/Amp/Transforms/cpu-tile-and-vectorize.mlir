@@ -37,9 +37,11 @@ func.func @matmul_bf16(%a: tensor<16x20xbf16>, %b: tensor<20x24xbf16>, %c: tenso
 
 // -----
 
-// A batch_matmul: the batch dimension gets tile size 1.
+// A batch_matmul: the batch dimension gets tile size 1 (a unit vector
+// dimension, unrolled when the contraction is lowered).
 // CHECK-LABEL: func @batch_matmul
-// CHECK: vector.contract {{.*}} : vector<8x8xf32>, vector<8x16xf32> into vector<8x16xf32>
+// CHECK: scf.for {{.*}} to %c4 step %c1
+// CHECK: vector.contract {{.*}} : vector<1x8x8xf32>, vector<1x8x16xf32> into vector<1x8x16xf32>
 // CHECK-NOT: linalg.batch_matmul
 func.func @batch_matmul(%a: tensor<4x32x64xf32>, %b: tensor<4x64x32xf32>, %c: tensor<4x32x32xf32>) -> tensor<4x32x32xf32> {
   %r = linalg.batch_matmul ins(%a, %b : tensor<4x32x64xf32>, tensor<4x64x32xf32>) outs(%c : tensor<4x32x32xf32>) -> tensor<4x32x32xf32>
@@ -51,7 +53,8 @@ func.func @batch_matmul(%a: tensor<4x32x64xf32>, %b: tensor<4x64x32xf32>, %c: te
 // An NCHW convolution: im2col, then a vectorized contraction.
 // CHECK-LABEL: func @conv
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
-// CHECK: vector.contract
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x10x10xf32>) outs(%{{.*}} : tensor<1x72x64xf32>)
+// CHECK: vector.contract {{.*}} : vector<8x8xf32>, vector<1x8x16xf32> into vector<1x8x16xf32>
 func.func @conv(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %r : tensor<1x16x8x8xf32>

@@ -159,7 +159,12 @@ def AmpRandomizeWeights : Pass<"amp-randomize-weights", "ModuleOp"> {
     batch-norm parameters) keep their values. The generator is SplitMix64
     seeded with `seed` and the constant's position in its function, so the
     values are the same on every machine, and two copies of a function
-    (an f32 and an autocast version) get the same weights. Used by the model numerics tests and the benchmarks.
+    (an f32 and an autocast version) get the same weights. He scaling keeps
+    activations O(1) through the layers, as trained batch-norm statistics
+    would; with PyTorch's smaller default layer init (1/sqrt(fan_in)) and
+    the identity batch norms of the model files, activations shrink layer
+    by layer into the f16 subnormal range. Used by the model numerics tests
+    and the benchmarks.
   }];
   let options = [
     Option<"seed", "seed", "uint64_t", /*default=*/"0", "Random seed">,
