@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
-      g++ ninja-build cmake python3)
+      g++ ninja-build cmake python3 python3-numpy libopenblas0-pthread)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -21,28 +21,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace mlir::amp;
-
-CpuFeatures mlir::amp::detectHostCpuFeatures() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  if (features.lookup("amx-tile") && features.lookup("amx-bf16"))
-    return CpuFeatures::Amx;
-  if (features.lookup("avx512bf16"))
-    return CpuFeatures::Avx512Bf16;
-  return CpuFeatures::Generic;
-}
-
-static std::string joinSizes(ArrayRef<int64_t> sizes) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(sizes, os, ",");
-  return s;
-}
 
 /// Adds a textual list of passes (not wrapped in builtin.module) to `pm`.
 static LogicalResult addPasses(OpPassManager &pm, StringRef passes,
@@ -66,6 +47,13 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                    options.cpuFeatures + "'";
     return failure();
   }
+  // TODO: VNNI packing + x86vector avx512 bf16 dot and AMX tiles for bf16
+  // contractions. Until then every machine gets FMA vector code; say so
+  // when a user asks for the specialised paths.
+  if (features == "avx512bf16" || features == "amx")
+    llvm::errs() << "warning: amp-cpu-pipeline: cpu-features=" << features
+                 << " code generation is not implemented yet; bf16 "
+                    "contractions use FMA vector code\n";
   for (auto [name, tile] :
        {std::pair<StringRef, ArrayRef<int64_t>>{"cache-tile", options.cacheTile},
         {"register-tile", options.registerTile}}) {

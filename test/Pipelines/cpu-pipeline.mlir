@@ -28,3 +28,5 @@ func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32>
   %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
+// RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=amx -o /dev/null 2>&1 | FileCheck %s --check-prefix=AMX
+// AMX: warning: amp-cpu-pipeline: cpu-features=amx code generation is not implemented yet; bf16 contractions use FMA vector code

@@ -16,14 +16,6 @@ namespace mlir {
 class OpPassManager;
 namespace amp {
 
-/// Instruction-set features the CPU pipeline may use for bf16 contractions.
-enum class CpuFeatures { Generic, Avx512Bf16, Amx };
-
-/// The features of the machine the compiler runs on (LLVM's host feature
-/// detection): Amx when it has amx-tile and amx-bf16, Avx512Bf16 when it
-/// has avx512bf16, Generic otherwise.
-CpuFeatures detectHostCpuFeatures();
-
 /// Options of `amp-cpu-pipeline`.
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<bool> autocast{
@@ -38,8 +30,9 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init("graph")};
   PassOptions::Option<std::string> cpuFeatures{
       *this, "cpu-features",
-      llvm::cl::desc("Features for bf16 contractions: host (detect), generic, "
-                     "avx512bf16 or amx"),
+      llvm::cl::desc("Features for bf16 contractions: host, generic, "
+                     "avx512bf16 or amx (the last two are not implemented "
+                     "yet: FMA vector code, with a warning)"),
       llvm::cl::init("host")};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
