@@ -21,7 +21,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-
 using namespace mlir;
 using namespace mlir::amp;
 
@@ -110,7 +109,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // temporaries inside loops); contractions become outer products (FMAs on
   // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
-  // has no instruction; math on f16/bf16 runs in f32.
+  // has no instruction; math on f16/bf16 runs in f32. lower-affine runs
+  // again after expand-strided-metadata, which creates affine.apply ops.
   if (failed(addPasses(
           pm,
           "func.func(convert-linalg-to-loops,lower-vector-multi-reduction),"

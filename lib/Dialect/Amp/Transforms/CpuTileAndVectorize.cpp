@@ -42,9 +42,9 @@ int64_t largestDivisorAtMost(int64_t size, int64_t target) {
   return 1;
 }
 
-/// Tile sizes for `op`: `mnk` for the innermost m, n and k dimensions, 1 for
-/// batch and outer m/n/k dimensions; 0 (not tiled) for nothing else, since a
-/// contraction has no other dimensions.
+/// Tile sizes for `op`: `mnk` (reduced to divisors) for the innermost m, n
+/// and k dimensions, 1 for the batch and the outer m/n/k dimensions (a
+/// contraction has no other dimensions).
 SmallVector<int64_t> contractionTileSizes(linalg::LinalgOp op,
                                           const linalg::ContractionDimensions &dims,
                                           ArrayRef<int64_t> mnk) {
