@@ -7,6 +7,7 @@
 //   3. amp-cpu-tile-and-vectorize (im2col, cache and register tiles,
 //      vector.contract), accumulators hoisted out of the k loops;
 //   4. one-shot bufferization across function boundaries, deallocation;
+//      the parallel loop over cache tiles to async runtime tasks;
 //   5. the rest of linalg to loops, vector/scf/memref/math/arith to LLVM,
 //      bf16 and f16 conversions with round-to-nearest-even.
 //
@@ -73,12 +74,13 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createAmpDecomposeAggregatedOps());
   pm.addPass(createCanonicalizerPass());
 
-  // 2. To linalg on tensors.
+  // 2. To linalg on tensors (tosa.const to arith.constant: the upstream
+  // tosa-to-linalg pipeline leaves it).
   TosaToLinalgOptions tosaOptions;
   tosaOptions.aggressiveReduceConstant = true;
   tosa::addTosaToLinalgPasses(pm, tosaOptions);
   if (failed(addPasses(pm,
-                       "func.func(convert-elementwise-to-linalg,"
+                       "func.func(tosa-to-arith,convert-elementwise-to-linalg,"
                        "linalg-fuse-elementwise-ops,canonicalize,cse)",
                        errorMessage)))
     return failure();
@@ -87,6 +89,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   AmpCpuTileAndVectorizeOptions tileOptions;
   tileOptions.cacheTile = llvm::to_vector(options.cacheTile);
   tileOptions.registerTile = llvm::to_vector(options.registerTile);
+  tileOptions.parallel = options.parallel;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
   if (failed(addPasses(pm,
                        "func.func(canonicalize,cse,loop-invariant-subset-hoisting,"
@@ -103,6 +106,18 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
           "canonicalize,cse",
           errorMessage)))
+    return failure();
+
+  // The scf.forall over cache tiles becomes async tasks of MLIR's async
+  // runtime (libmlir_async_runtime, linked into amp-runner). Every tile is a
+  // task (min-task-size 1): tiles are few and large.
+  if (options.parallel &&
+      failed(addPasses(pm,
+                       "scf-forall-to-parallel,"
+                       "async-parallel-for{num-workers=-1 min-task-size=1},"
+                       "async-to-async-runtime,async-runtime-ref-counting,"
+                       "async-runtime-ref-counting-opt",
+                       errorMessage)))
     return failure();
 
   // 5. To the LLVM dialect. Transfers are unrolled to 1-D (no stack
@@ -122,7 +137,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "finalize-memref-to-llvm,"
           "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
           "vector-transpose-lowering=shuffle1d},"
-          "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
+          "convert-async-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+          "convert-to-llvm,"
           "reconcile-unrealized-casts,canonicalize,cse",
           errorMessage)))
     return failure();

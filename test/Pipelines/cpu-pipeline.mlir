@@ -1,7 +1,9 @@
 // amp-cpu-pipeline: autocast IR down to the LLVM dialect; bad options are
 // rejected with a message.
 // RUN: amp-opt %s --amp-cpu-pipeline | FileCheck %s
-// RUN: amp-opt %s --amp-cpu-pipeline="mode=eager cpu-features=generic cache-tile=32,32,32 register-tile=4,8,4" | FileCheck %s
+// RUN: amp-opt %s --amp-cpu-pipeline=parallel=false | FileCheck %s
+// RUN: amp-opt %s --amp-cpu-pipeline="mode=eager cpu-features=generic cache-tile=32,32,32 register-tile=4,8,4" | FileCheck %s --check-prefix=PAR
+// RUN: amp-opt %s --amp-cpu-pipeline="cache-tile=32,32,32 parallel=false" | FileCheck %s --check-prefix=SEQ
 // RUN: not amp-opt %s --amp-cpu-pipeline=mode=fast 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not amp-opt %s --amp-cpu-pipeline=cpu-features=sse 2>&1 | FileCheck %s --check-prefix=FEATURES
 // RUN: not amp-opt %s --amp-cpu-pipeline=register-tile=4,8 2>&1 | FileCheck %s --check-prefix=TILE
@@ -16,6 +18,20 @@
 // CHECK-NOT: amp.
 // CHECK: llvm.intr.fmuladd{{.*}}vector<{{[0-9]+}}xf32>
 // CHECK-LABEL: llvm.func @_mlir_ciface_mm
+
+// With 32x32 cache tiles the 2x2 tiles are tasks of the async runtime: @mm
+// dispatches them and waits for the group; the FMAs (4x8 register tiles)
+// are in the outlined parallel body.
+// PAR-LABEL: llvm.func @mm
+// PAR: llvm.call @mlirAsyncRuntimeCreateGroup
+// PAR: llvm.call @async_dispatch_fn
+// PAR: llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+// PAR-LABEL: llvm.func @parallel_compute_fn
+// PAR: llvm.intr.fmuladd{{.*}}vector<8xf32>
+// SEQ-LABEL: llvm.func @mm
+// SEQ-NOT: mlirAsyncRuntime
+// SEQ: llvm.intr.fmuladd{{.*}}vector<16xf32>
+// SEQ-LABEL: llvm.func @_mlir_ciface_mm
 // MODE: amp-cpu-pipeline: mode must be 'graph' or 'eager', got 'fast'
 // FEATURES: amp-cpu-pipeline: cpu-features must be host, generic, avx512bf16 or amx, got 'sse'
 // TILE: amp-cpu-pipeline: register-tile takes three positive sizes (m, n, k)

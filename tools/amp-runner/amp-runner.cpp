@@ -1,9 +1,10 @@
 //===- amp-runner.cpp - JIT runner for amp-cpu-pipeline output ------------===//
 //
 // mlir-runner for amp-mlir: the same flags (-e, --entry-point-result,
-// --shared-libs, -O0..-O3, ...) on MLIR's ExecutionEngine, with the upstream
-// runner utils (printMemref*, rtclock, vector.print support) and the
-// project's CPU runtime linked in, so that
+// --shared-libs, -O0..-O3 (default -O3), ...) on MLIR's ExecutionEngine, with the upstream
+// runner utils (printMemref*, rtclock, vector.print support), MLIR's async
+// runtime (threads for parallel loops) and the project's CPU runtime linked
+// in, so that
 //
 //   amp-opt model.mlir --amp-cpu-pipeline | amp-runner -e main \
 //       --entry-point-result=void
@@ -28,9 +29,15 @@
 
 using namespace mlir;
 
-/// Fails, with an error at the op's location, on the first op that the LLVM
-/// IR translation cannot take (its dialect has no translation interface).
+/// Fails, with an error at the op's location, on an empty module and on the
+/// first op that the LLVM IR translation cannot take (its dialect has no
+/// translation interface).
 static LogicalResult checkFullyLowered(Operation *module, JitRunnerOptions &) {
+  // An empty module is what a failed compiler upstream of a pipe leaves.
+  if (module->getRegion(0).front().empty())
+    return module->emitError()
+           << "amp-runner: the input module is empty (did the command that "
+              "produced it fail?)";
   Operation *leftover = nullptr;
   module->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == module)
@@ -67,7 +74,20 @@ int main(int argc, char **argv) {
   // library linked even with --as-needed.
   (void)&amp_cpu_has_amx;
 
+  // Without an -O flag, JitRunnerMain runs no LLVM optimisation pipeline,
+  // and the coroutines of the async runtime (parallel loops) then reach
+  // instruction selection unsplit. Default to -O3, as a compiler would.
+  SmallVector<char *> args(argv, argv + argc);
+  static char defaultOptLevel[] = "-O3";
+  if (llvm::none_of(args, [](StringRef arg) {
+        return llvm::is_contained({"-O0", "-O1", "-O2", "-O3", "--O0", "--O1",
+                                   "--O2", "--O3"},
+                                  arg);
+      }))
+    args.push_back(defaultOptLevel);
+
   JitRunnerConfig config;
   config.mlirTransformer = checkFullyLowered;
-  return JitRunnerMain(argc, argv, registry, config);
+  return JitRunnerMain(static_cast<int>(args.size()), args.data(), registry,
+                       config);
 }

@@ -34,6 +34,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "avx512bf16 or amx (the last two are not implemented "
                      "yet: FMA vector code, with a warning)"),
       llvm::cl::init("host")};
+  PassOptions::Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the cache tiles of contractions on threads (MLIR's "
+                     "async runtime, one worker per hardware thread)"),
+      llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
       llvm::cl::desc("Cache tile sizes (m, n, k) of contractions")};

@@ -62,13 +62,16 @@ SmallVector<int64_t> contractionTileSizes(linalg::LinalgOp op,
   return sizes;
 }
 
-/// Tiles `op` with `sizes` into scf.for loops; returns the tiled op.
-FailureOr<TilingInterface> tile(RewriterBase &rewriter, TilingInterface op,
-                                ArrayRef<int64_t> sizes) {
+/// Tiles `op` with `sizes` (0: not tiled) into loops of `loopType`; returns
+/// the tiled op.
+FailureOr<TilingInterface>
+tile(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
+     scf::SCFTilingOptions::LoopType loopType =
+         scf::SCFTilingOptions::LoopType::ForOp) {
   SmallVector<OpFoldResult> ofr = llvm::map_to_vector(
       sizes, [&](int64_t s) -> OpFoldResult { return rewriter.getIndexAttr(s); });
   scf::SCFTilingOptions options;
-  options.setTileSizes(ofr).setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  options.setTileSizes(ofr).setLoopType(loopType);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> result =
       scf::tileUsingSCF(rewriter, op, options);
@@ -132,7 +135,23 @@ struct AmpCpuTileAndVectorizePass
       for (auto [o, i] : llvm::zip(outer, inner))
         i = largestDivisorAtMost(o, i);
       FailureOr<TilingInterface> tiled =
-          tile(rewriter, cast<TilingInterface>(op.getOperation()), outer);
+          cast<TilingInterface>(op.getOperation());
+      if (parallel) {
+        // The cache tiles of the parallel dimensions become an scf.forall
+        // (one task per tile); the k dimensions, a reduction, stay a
+        // sequential loop inside each task.
+        SmallVector<int64_t> parallelPart = outer, reductionPart(outer.size(), 0);
+        for (unsigned d : dims->k) {
+          parallelPart[d] = 0;
+          reductionPart[d] = outer[d];
+        }
+        tiled = tile(rewriter, *tiled, parallelPart,
+                     scf::SCFTilingOptions::LoopType::ForallOp);
+        if (succeeded(tiled))
+          tiled = tile(rewriter, *tiled, reductionPart);
+      } else {
+        tiled = tile(rewriter, *tiled, outer);
+      }
       if (succeeded(tiled))
         tiled = tile(rewriter, *tiled, inner);
       if (failed(tiled)) {

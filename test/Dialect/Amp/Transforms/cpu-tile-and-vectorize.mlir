@@ -1,5 +1,6 @@
 // RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=32,64,64 register-tile=4,8,4" | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=64,64,128 parallel=true" | FileCheck %s --check-prefix=PAR
 
 // A matmul: cache tiles (m 128, n 128, k 256 by default; the single k
 // tile's loop folds away), register tiles (8 x 16, k 8) vectorized into a
@@ -15,6 +16,13 @@
 // CHECK: vector.contract {{.*}} : vector<8x8xf32>, vector<8x16xf32> into vector<8x16xf32>
 // CHECK-NOT: linalg.matmul
 // SMALL-LABEL: func @matmul
+// With `parallel`, the m and n cache tiles form an scf.forall and the k
+// cache tiles a sequential loop inside it.
+// PAR-LABEL: func @matmul
+// PAR: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 256) step (64, 64)
+// PAR: scf.for {{.*}} to %c256 step %c128
+// PAR: vector.contract
+// PAR: tensor.parallel_insert_slice
 // SMALL: vector.contract {{.*}} : vector<4x4xf32>, vector<4x8xf32> into vector<4x8xf32>
 func.func @matmul(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%c : tensor<256x256xf32>) -> tensor<256x256xf32>

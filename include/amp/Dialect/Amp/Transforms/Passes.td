@@ -113,7 +113,10 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
       innermost m, n and k dimensions) and a register tile (`register-tile`),
       batch dimensions and outer m/n/k dimensions get tile size 1. A tile
       size is reduced to the largest divisor of the dimension, so every tile
-      is full and static;
+      is full and static. With `parallel`, the cache-tile loops of the
+      batch, m and n dimensions form one `scf.forall` (tiles are disjoint,
+      so the result does not depend on the schedule) and the k loop runs
+      inside it;
     - the register tile is vectorized (`linalg::vectorize`) into a
       `vector.contract` on `vector.transfer_read`s, with the f16/bf16 ->
       f32 extensions of mixed-precision contractions folded into it.
@@ -126,6 +129,9 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
                "Cache tile sizes for the innermost m, n, k dimensions (elements)">,
     ListOption<"registerTile", "register-tile", "int64_t",
                "Register tile sizes for the innermost m, n, k dimensions (elements)">,
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Make the loops over the cache tiles of the parallel (batch, m, n) "
+           "dimensions an scf.forall, so they can run on threads">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
