@@ -97,11 +97,13 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                        errorMessage)))
     return failure();
 
-  // 4. Buffers.
+  // 4. Buffers. Loops may yield new tensors (autocast puts casts of
+  // loop-carried values inside scf.for bodies): allow-return-allocs-from-loops.
   if (failed(addPasses(
           pm,
           "one-shot-bufferize{bufferize-function-boundaries "
-          "function-boundary-type-conversion=identity-layout-map},"
+          "function-boundary-type-conversion=identity-layout-map "
+          "allow-return-allocs-from-loops},"
           "func.func(buffer-hoisting,buffer-loop-hoisting),"
           "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
           "canonicalize,cse",

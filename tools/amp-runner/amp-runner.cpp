@@ -2,9 +2,9 @@
 //
 // mlir-runner for amp-mlir: the same flags (-e, --entry-point-result,
 // --shared-libs, -O0..-O3 (default -O3), ...) on MLIR's ExecutionEngine, with the upstream
-// runner utils (printMemref*, rtclock, vector.print support), MLIR's async
-// runtime (threads for parallel loops) and the project's CPU runtime linked
-// in, so that
+// runner utils (printMemref*, rtclock, vector.print support) and the
+// project's CPU runtime linked in, and MLIR's async runtime (threads for
+// parallel loops) loaded as a shared library, so that
 //
 //   amp-opt model.mlir --amp-cpu-pipeline | amp-runner -e main \
 //       --entry-point-result=void
@@ -85,6 +85,18 @@ int main(int argc, char **argv) {
                                   arg);
       }))
     args.push_back(defaultOptLevel);
+
+  // MLIR's async runtime (threads of parallel loops) goes in as a shared
+  // library of the ExecutionEngine, whose destructor then calls the
+  // runtime's __mlir_execution_engine_destroy: it waits for the worker
+  // threads before the JIT code they may still be in is freed. (Linked into
+  // the executable, the workers outlive the code: a crash at exit.)
+  static std::string asyncRuntime =
+      std::string("--shared-libs=") + AMP_MLIR_ASYNC_RUNTIME_PATH;
+  if (llvm::none_of(args, [](StringRef arg) {
+        return arg.contains("mlir_async_runtime");
+      }))
+    args.push_back(asyncRuntime.data());
 
   JitRunnerConfig config;
   config.mlirTransformer = checkFullyLowered;

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPCPUTILEANDVECTORIZE
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
@@ -107,22 +109,39 @@ struct AmpCpuTileAndVectorizePass
         failed(readTile(registerTile, kDefaultRegisterTile, reg, "register-tile")))
       return signalPassFailure();
 
-    // 1. Convolutions to im2col + contraction.
-    {
-      RewritePatternSet patterns(ctx);
-      linalg::populateConvertConv2DToImg2ColPatterns(patterns);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
+    // 1. Convolutions to im2col + contraction. Not the depthwise NHWC one:
+    // upstream's rewrite of linalg.depthwise_conv_2d_nhwc_hwc (in
+    // populateConvertConv2DToImg2ColPatterns) indexes the filter with the
+    // combined batch*channel index, which reads out of bounds for a batch
+    // above 1 (MLIR 22.1); depthwise convolutions stay loops.
+    IRRewriter rewriter(ctx);
+    SmallVector<Operation *> convs;
+    func.walk([&](Operation *op) {
+      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp,
+              linalg::Conv2DNchwFchwOp>(op))
+        convs.push_back(op);
+    });
+    for (Operation *conv : convs) {
+      rewriter.setInsertionPoint(conv);
+      // A convolution the rewrite does not take (dynamic shapes, ...) stays
+      // as it is and becomes loops.
+      (void)TypeSwitch<Operation *, LogicalResult>(conv)
+          .Case<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp,
+                linalg::Conv2DNchwFchwOp>([&](auto op) {
+            return linalg::rewriteInIm2Col(rewriter, op);
+          });
     }
 
     // 2. Tile every static contraction twice and vectorize the register tile.
     SmallVector<linalg::LinalgOp> contractions;
     func.walk([&](linalg::LinalgOp op) {
+      // Empty iteration spaces have nothing to tile (and tiling a zero-size
+      // reduction crashes upstream tiling).
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-          op->getNumResults() == 1 && linalg::isaContractionOpInterface(op))
+          op->getNumResults() == 1 && linalg::isaContractionOpInterface(op) &&
+          !llvm::is_contained(op.getStaticLoopRanges(), 0))
         contractions.push_back(op);
     });
-    IRRewriter rewriter(ctx);
     for (linalg::LinalgOp op : contractions) {
       FailureOr<linalg::ContractionDimensions> dims =
           linalg::inferContractionDims(op);

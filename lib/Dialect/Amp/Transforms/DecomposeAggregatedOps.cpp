@@ -8,6 +8,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPDECOMPOSEAGGREGATEDOPS
@@ -29,6 +30,12 @@ struct AmpDecomposeAggregatedOpsPass
         [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (linalg::AggregatedOpInterface op : ops) {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(op.getOperation());
+      if (dps && !dps.hasPureTensorSemantics()) {
+        op->emitError("amp-decompose-aggregated-ops: only ops on tensors can "
+                      "be decomposed; this one has buffer operands");
+        return signalPassFailure();
+      }
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<Value>> repl = op.decomposeOperation(rewriter);
       if (failed(repl)) {

@@ -77,3 +77,26 @@ func.func @dynamic(%a: tensor<?x8xf32>, %b: tensor<8x8xf32>, %c: tensor<?x8xf32>
   %r = linalg.matmul ins(%a, %b : tensor<?x8xf32>, tensor<8x8xf32>) outs(%c : tensor<?x8xf32>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// An empty reduction (k = 0) is not tiled (nothing to compute; upstream
+// tiling would crash on it), with or without `parallel`.
+// CHECK-LABEL: func @empty_reduction
+// CHECK: linalg.matmul
+// PAR-LABEL: func @empty_reduction
+// PAR: linalg.matmul
+func.func @empty_reduction(%a: tensor<4x0xf32>, %b: tensor<0x5xf32>, %c: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x0xf32>, tensor<0x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
+
+// -----
+
+// Depthwise convolutions are not rewritten to im2col.
+// CHECK-LABEL: func @depthwise
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+func.func @depthwise(%i: tensor<2x4x4x3xf32>, %w: tensor<3x3x3xf32>, %o: tensor<2x2x2x3xf32>) -> tensor<2x2x2x3xf32> {
+  %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %w : tensor<2x4x4x3xf32>, tensor<3x3x3xf32>) outs(%o : tensor<2x2x2x3xf32>) -> tensor<2x2x2x3xf32>
+  return %r : tensor<2x2x2x3xf32>
+}

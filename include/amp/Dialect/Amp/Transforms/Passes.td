@@ -106,7 +106,9 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
     on tensors, before bufferization:
     - 2-D convolutions (`linalg.conv_2d_nchw_fchw`, `_nhwc_hwcf`,
       `_nhwc_fhwc`) are rewritten into an im2col gather and a contraction
-      (upstream `populateConvertConv2DToImg2ColPatterns`);
+      (upstream `linalg::rewriteInIm2Col`; depthwise convolutions are not
+      rewritten: upstream's NHWC depthwise im2col is wrong for a batch above
+      1 in MLIR 22.1);
     - every contraction with static shapes (the matmul family, batch_matmul,
       contraction-shaped `linalg.generic`, the im2col products) is tiled
       twice with `scf.for` loops: a cache tile (`cache-tile` sizes for the
@@ -142,8 +144,10 @@ def AmpDecomposeAggregatedOps : Pass<"amp-decompose-aggregated-ops", "func::Func
   let summary = "Decompose linalg aggregated ops (linalg.softmax) into linalg.generic";
   let description = [{
     Rewrites every op implementing linalg's `AggregatedOpInterface`
-    (`linalg.softmax`: max, sub, exp, sum, div) into its decomposition, with
-    the element types it has, so the CPU pipeline can lower it. Run after
+    (`linalg.softmax`: max, sub, exp, sum, div) on tensors into its
+    decomposition, with the element types it has, so the CPU pipeline can
+    lower it. Error: such an op on buffers (the decomposition is defined on
+    tensors only). Run after
     `amp-fp32-accumulation`, which makes an f16/bf16 softmax compute in f32.
     Upstream MLIR 22 offers this decomposition only as a transform op.
   }];
