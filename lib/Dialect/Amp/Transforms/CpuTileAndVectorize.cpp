@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -28,11 +29,27 @@ using namespace mlir;
 namespace {
 
 /// Default tile sizes for the innermost (m, n, k) dimensions, the best of a
-/// sweep on an AVX2 machine (bench/gemm.py): an 8x16 f32 accumulator
-/// (16 AVX2 or 8 AVX-512 registers), k unrolled by 8; the cache tile keeps a
-/// 256x128 B panel (128 KiB f32) in L2.
+/// sweep on an AVX2 machine (bench/gemm.py): a 6x16 f32 accumulator (12 of
+/// the 16 AVX2 registers, leaving two for the B row and one for the A
+/// broadcast: 8x16 spills), k unrolled by 8; the cache tile keeps a 256x128
+/// B panel (128 KiB f32) in L2.
 constexpr int64_t kDefaultCacheTile[3] = {128, 128, 256};
-constexpr int64_t kDefaultRegisterTile[3] = {8, 16, 8};
+constexpr int64_t kDefaultRegisterTile[3] = {6, 16, 8};
+
+/// Marks the register tiles between tiling and vectorization (peeling and
+/// canonicalization clone and rebuild them).
+constexpr StringLiteral kRegisterTileMarker = "__amp_register_tile__";
+
+/// All canonicalization patterns of the loaded dialects and registered ops,
+/// as the canonicalize pass collects them.
+FrozenRewritePatternSet canonicalizationPatterns(MLIRContext *ctx) {
+  RewritePatternSet patterns(ctx);
+  for (Dialect *dialect : ctx->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : ctx->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, ctx);
+  return FrozenRewritePatternSet(std::move(patterns));
+}
 
 /// The largest divisor of `size` that is at most `target` (>= 1), so tiles
 /// are full and their shapes static.
@@ -65,11 +82,12 @@ SmallVector<int64_t> contractionTileSizes(linalg::LinalgOp op,
 }
 
 /// Tiles `op` with `sizes` (0: not tiled) into loops of `loopType`; returns
-/// the tiled op.
+/// the tiled op, and the loops (outermost first) in `loops` when given.
 FailureOr<TilingInterface>
 tile(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
      scf::SCFTilingOptions::LoopType loopType =
-         scf::SCFTilingOptions::LoopType::ForOp) {
+         scf::SCFTilingOptions::LoopType::ForOp,
+     SmallVectorImpl<LoopLikeOpInterface> *loops = nullptr) {
   SmallVector<OpFoldResult> ofr = llvm::map_to_vector(
       sizes, [&](int64_t s) -> OpFoldResult { return rewriter.getIndexAttr(s); });
   scf::SCFTilingOptions options;
@@ -80,6 +98,8 @@ tile(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
   if (failed(result) || result->tiledOps.size() != 1)
     return failure();
   rewriter.replaceOp(op, result->replacements);
+  if (loops)
+    loops->assign(result->loops.begin(), result->loops.end());
   return cast<TilingInterface>(result->tiledOps.front());
 }
 
@@ -148,11 +168,17 @@ struct AmpCpuTileAndVectorizePass
       if (failed(dims))
         continue;
       SmallVector<int64_t> outer = contractionTileSizes(op, *dims, cache);
-      SmallVector<int64_t> inner = contractionTileSizes(op, *dims, reg);
-      // The register tile must divide the cache tile: take it from the cache
-      // tile's extents.
-      for (auto [o, i] : llvm::zip(outer, inner))
-        i = largestDivisorAtMost(o, i);
+      // Register tiles have the requested sizes (at most the cache tile's);
+      // where they do not divide the cache tile, the loop is peeled below, so
+      // every tile still has a static shape.
+      SmallVector<int64_t> inner(outer.size(), 1);
+      auto setInnermost = [&](ArrayRef<unsigned> group, int64_t target) {
+        if (!group.empty())
+          inner[group.back()] = std::min(outer[group.back()], target);
+      };
+      setInnermost(dims->m, reg[0]);
+      setInnermost(dims->n, reg[1]);
+      setInnermost(dims->k, reg[2]);
       FailureOr<TilingInterface> tiled =
           cast<TilingInterface>(op.getOperation());
       if (parallel) {
@@ -171,26 +197,49 @@ struct AmpCpuTileAndVectorizePass
       } else {
         tiled = tile(rewriter, *tiled, outer);
       }
+      SmallVector<LoopLikeOpInterface> registerLoops;
       if (succeeded(tiled))
-        tiled = tile(rewriter, *tiled, inner);
+        tiled = tile(rewriter, *tiled, inner,
+                     scf::SCFTilingOptions::LoopType::ForOp, &registerLoops);
       if (failed(tiled)) {
         op->emitWarning("amp-cpu-tile-and-vectorize: could not tile this "
                         "contraction; it is lowered to scalar loops");
         continue;
       }
-      rewriter.setInsertionPoint(*tiled);
-      FailureOr<linalg::VectorizationResult> vec =
-          linalg::vectorize(rewriter, *tiled);
-      if (failed(vec)) {
-        tiled->getOperation()->emitWarning(
-            "amp-cpu-tile-and-vectorize: could not vectorize this tile; it "
-            "is lowered to scalar loops");
-        continue;
+      tiled->getOperation()->setAttr(kRegisterTileMarker, rewriter.getUnitAttr());
+      // Peel the partial last iteration of each register loop, innermost
+      // first, so that the peeled copies of outer loops contain the already
+      // peeled inner ones: every tile then has a static shape.
+      for (LoopLikeOpInterface loop : llvm::reverse(registerLoops)) {
+        scf::ForOp partial;
+        if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+          (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
       }
-      rewriter.replaceOp(*tiled, vec->replacements);
     }
 
-    // 3. Clean up: fold the tiles' slices into the transfers, turn permuted
+    // 3. Fold the peeled loops' bounds into the tiles' shapes, then
+    // vectorize every register tile.
+    if (failed(applyPatternsGreedily(func, canonicalizationPatterns(ctx))))
+      return signalPassFailure();
+    SmallVector<linalg::LinalgOp> registerTiles;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->removeAttr(kRegisterTileMarker))
+        registerTiles.push_back(op);
+    });
+    for (linalg::LinalgOp tileOp : registerTiles) {
+      rewriter.setInsertionPoint(tileOp);
+      FailureOr<linalg::VectorizationResult> vec = failure();
+      if (!tileOp.hasDynamicShape())
+        vec = linalg::vectorize(rewriter, tileOp);
+      if (failed(vec)) {
+        tileOp->emitWarning("amp-cpu-tile-and-vectorize: could not vectorize "
+                            "this tile; it is lowered to scalar loops");
+        continue;
+      }
+      rewriter.replaceOp(tileOp, vec->replacements);
+    }
+
+    // 4. Clean up: fold the tiles' slices into the transfers, turn permuted
     // and broadcasting transfers into plain ones folded into the
     // vector.contract's indexing maps, canonicalize.
     RewritePatternSet patterns(ctx);

@@ -3,17 +3,19 @@
 // RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=64,64,128 parallel=true" | FileCheck %s --check-prefix=PAR
 
 // A matmul: cache tiles (m 128, n 128, k 256 by default; the single k
-// tile's loop folds away), register tiles (8 x 16, k 8) vectorized into a
-// vector.contract on 2-D transfers.
+// tile's loop folds away), register tiles (6 x 16, k 8) vectorized into a
+// vector.contract on 2-D transfers. 128 = 21 x 6 + 2: the m loop is peeled,
+// and its last iteration is a static 2 x 16 tile.
 // CHECK-LABEL: func @matmul
 // CHECK: scf.for {{.*}} to %c256 step %c128
 // CHECK: scf.for {{.*}} to %c256 step %c128
-// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} to %c126 step %c6
 // CHECK: scf.for {{.*}} step %c16
 // CHECK: scf.for {{.*}} step %c8
-// CHECK: vector.transfer_read {{.*}} : tensor<256x256xf32>, vector<8x8xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<256x256xf32>, vector<6x8xf32>
 // CHECK: vector.transfer_read {{.*}} : tensor<256x256xf32>, vector<8x16xf32>
-// CHECK: vector.contract {{.*}} : vector<8x8xf32>, vector<8x16xf32> into vector<8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
+// CHECK: vector.contract {{.*}} : vector<2x8xf32>, vector<8x16xf32> into vector<2x16xf32>
 // CHECK-NOT: linalg.matmul
 // SMALL-LABEL: func @matmul
 // With `parallel`, the m and n cache tiles form an scf.forall and the k
@@ -32,12 +34,15 @@ func.func @matmul(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<2
 // -----
 
 // A bf16 x bf16 -> f32 matmul (fp32 accumulation): bf16 transfers, extended
-// to f32 in registers, f32 contraction. A tile size that does not divide
-// its dimension becomes the largest divisor below it (n: 24 -> 12, k: 20 -> 5).
+// to f32 in registers, f32 contraction. Register tiles that do not divide
+// their dimension are peeled (m 16 = 2 x 6 + 4, n 24 = 16 + 8,
+// k 20 = 2 x 8 + 4): every tile is static, down to the 4 x 8 corner with k 4.
 // CHECK-LABEL: func @matmul_bf16
-// CHECK: vector.transfer_read {{.*}} : tensor<16x20xbf16>, vector<8x5xbf16>
-// CHECK: arith.extf {{.*}} : vector<8x5xbf16> to vector<8x5xf32>
-// CHECK: vector.contract {{.*}} into vector<8x12xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<16x20xbf16>, vector<6x8xbf16>
+// CHECK: arith.extf {{.*}} : vector<6x8xbf16> to vector<6x8xf32>
+// CHECK: vector.contract {{.*}} into vector<6x16xf32>
+// CHECK: vector.contract {{.*}} : vector<4x4xf32>, vector<4x8xf32> into vector<4x8xf32>
+// CHECK-NOT: linalg.matmul
 func.func @matmul_bf16(%a: tensor<16x20xbf16>, %b: tensor<20x24xbf16>, %c: tensor<16x24xf32>) -> tensor<16x24xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<16x20xbf16>, tensor<20x24xbf16>) outs(%c : tensor<16x24xf32>) -> tensor<16x24xf32>
   return %r : tensor<16x24xf32>
@@ -49,7 +54,7 @@ func.func @matmul_bf16(%a: tensor<16x20xbf16>, %b: tensor<20x24xbf16>, %c: tenso
 // dimension, unrolled when the contraction is lowered).
 // CHECK-LABEL: func @batch_matmul
 // CHECK: scf.for {{.*}} to %c4 step %c1
-// CHECK: vector.contract {{.*}} : vector<1x8x8xf32>, vector<1x8x16xf32> into vector<1x8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<1x6x8xf32>, vector<1x8x16xf32> into vector<1x6x16xf32>
 // CHECK-NOT: linalg.batch_matmul
 func.func @batch_matmul(%a: tensor<4x32x64xf32>, %b: tensor<4x64x32xf32>, %c: tensor<4x32x32xf32>) -> tensor<4x32x32xf32> {
   %r = linalg.batch_matmul ins(%a, %b : tensor<4x32x64xf32>, tensor<4x64x32xf32>) outs(%c : tensor<4x32x32xf32>) -> tensor<4x32x32xf32>
@@ -62,7 +67,7 @@ func.func @batch_matmul(%a: tensor<4x32x64xf32>, %b: tensor<4x64x32xf32>, %c: te
 // CHECK-LABEL: func @conv
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x10x10xf32>) outs(%{{.*}} : tensor<1x72x64xf32>)
-// CHECK: vector.contract {{.*}} : vector<8x8xf32>, vector<1x8x16xf32> into vector<1x8x16xf32>
+// CHECK: vector.contract {{.*}} : vector<6x8xf32>, vector<1x8x16xf32> into vector<1x6x16xf32>
 func.func @conv(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %r : tensor<1x16x8x8xf32>

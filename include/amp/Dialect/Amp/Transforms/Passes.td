@@ -113,9 +113,11 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
       contraction-shaped `linalg.generic`, the im2col products) is tiled
       twice with `scf.for` loops: a cache tile (`cache-tile` sizes for the
       innermost m, n and k dimensions) and a register tile (`register-tile`),
-      batch dimensions and outer m/n/k dimensions get tile size 1. A tile
-      size is reduced to the largest divisor of the dimension, so every tile
-      is full and static. With `parallel`, the cache-tile loops of the
+      batch dimensions and outer m/n/k dimensions get tile size 1. A cache
+      tile size is reduced to the largest divisor of its dimension; a
+      register tile loop whose size does not divide is peeled
+      (`scf::peelForLoopAndSimplifyBounds`), so every tile is static (full
+      tiles plus one smaller remainder tile). With `parallel`, the cache-tile loops of the
       batch, m and n dimensions form one `scf.forall` (tiles are disjoint,
       so the result does not depend on the schedule) and the k loop runs
       inside it;
