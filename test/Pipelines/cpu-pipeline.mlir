@@ -19,10 +19,13 @@
 // CHECK: llvm.intr.fmuladd{{.*}}vector<{{[0-9]+}}xf32>
 // CHECK-LABEL: llvm.func @_mlir_ciface_mm
 
-// With 32x32 cache tiles the 2x2 tiles are tasks of the async runtime: @mm
-// dispatches them and waits for the group; the FMAs (4x8 register tiles)
-// are in the outlined parallel body.
+// With 32x32 cache tiles the 8x8 tiles of the 256^3 matmul (2^25 flops, the
+// threshold) are tasks of the async runtime: @big dispatches them and waits
+// for the group; the FMAs (4x8 register tiles) are in the outlined parallel
+// body. The 64^3 @mm is too small to be worth threads.
 // PAR-LABEL: llvm.func @mm
+// PAR-NOT: mlirAsyncRuntime
+// PAR-LABEL: llvm.func @big
 // PAR: llvm.call @mlirAsyncRuntimeCreateGroup
 // PAR: llvm.call @async_dispatch_fn
 // PAR: llvm.call @mlirAsyncRuntimeAwaitAllInGroup
@@ -46,3 +49,11 @@ func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32>
 }
 // RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=amx -o /dev/null 2>&1 | FileCheck %s --check-prefix=AMX
 // AMX: warning: amp-cpu-pipeline: cpu-features=amx code generation is not implemented yet; bf16 contractions use FMA vector code
+
+func.func @big(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %m : tensor<256x256xf32>
+}

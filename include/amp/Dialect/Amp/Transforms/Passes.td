@@ -117,7 +117,8 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
       tile size is reduced to the largest divisor of its dimension; a
       register tile loop whose size does not divide is peeled
       (`scf::peelForLoopAndSimplifyBounds`), so every tile is static (full
-      tiles plus one smaller remainder tile). With `parallel`, the cache-tile loops of the
+      tiles plus one smaller remainder tile). With `parallel`, for
+      contractions of at least 2^25 flops, the cache-tile loops of the
       batch, m and n dimensions form one `scf.forall` (tiles are disjoint,
       so the result does not depend on the schedule) and the k loop runs
       inside it;
