@@ -46,17 +46,6 @@ constexpr int64_t kMinParallelFlops = int64_t(1) << 25;
 /// canonicalization clone and rebuild them).
 constexpr StringLiteral kRegisterTileMarker = "__amp_register_tile__";
 
-/// All canonicalization patterns of the loaded dialects and registered ops,
-/// as the canonicalize pass collects them.
-FrozenRewritePatternSet canonicalizationPatterns(MLIRContext *ctx) {
-  RewritePatternSet patterns(ctx);
-  for (Dialect *dialect : ctx->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName op : ctx->getRegisteredOperations())
-    op.getCanonicalizationPatterns(patterns, ctx);
-  return FrozenRewritePatternSet(std::move(patterns));
-}
-
 /// The largest divisor of `size` that is at most `target` (>= 1), so tiles
 /// are full and their shapes static.
 int64_t largestDivisorAtMost(int64_t size, int64_t target) {
@@ -113,6 +102,21 @@ struct AmpCpuTileAndVectorizePass
     : public amp::impl::AmpCpuTileAndVectorizeBase<AmpCpuTileAndVectorizePass> {
   using Base::Base;
 
+  /// The canonicalization patterns of every loaded dialect and registered
+  /// op, as the canonicalize pass collects them; built once per pass
+  /// instance, used to fold peeled loop bounds into tile shapes.
+  FrozenRewritePatternSet canonicalization;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet patterns(ctx);
+    for (Dialect *dialect : ctx->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, ctx);
+    canonicalization = FrozenRewritePatternSet(std::move(patterns));
+    return success();
+  }
+
   LogicalResult readTile(const ListOption<int64_t> &option, const int64_t (&defaults)[3],
                          SmallVectorImpl<int64_t> &out, StringRef name) {
     if (option.empty()) {
@@ -125,6 +129,71 @@ struct AmpCpuTileAndVectorizePass
              << "' takes three positive sizes (m, n, k)";
     out.assign(option.begin(), option.end());
     return success();
+  }
+
+  /// Tiles the contraction `op` for the caches (an scf.forall over its
+  /// parallel dimensions when `parallel` and it is large enough) and for the
+  /// registers, peels partial register tiles, and marks the register tiles
+  /// for vectorization.
+  void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                       ArrayRef<int64_t> cache, ArrayRef<int64_t> reg) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims))
+      return;
+    SmallVector<int64_t> outer = contractionTileSizes(op, *dims, cache);
+    // Register tiles have the requested sizes (at most the cache tile's);
+    // where they do not divide the cache tile, the loop is peeled below, so
+    // every tile still has a static shape.
+    SmallVector<int64_t> inner(outer.size(), 1);
+    auto setInnermost = [&](ArrayRef<unsigned> group, int64_t target) {
+      if (!group.empty())
+        inner[group.back()] = std::min(outer[group.back()], target);
+    };
+    setInnermost(dims->m, reg[0]);
+    setInnermost(dims->n, reg[1]);
+    setInnermost(dims->k, reg[2]);
+    // `op` is replaced by the first tiling: keep what is needed of it.
+    Location loc = op.getLoc();
+    FailureOr<TilingInterface> tiled =
+        cast<TilingInterface>(op.getOperation());
+    double flops = 2;
+    for (int64_t r : op.getStaticLoopRanges())
+      flops *= static_cast<double>(r);
+    if (parallel && flops >= static_cast<double>(kMinParallelFlops)) {
+      // The cache tiles of the parallel dimensions become an scf.forall
+      // (one task per tile); the k dimensions, a reduction, stay a
+      // sequential loop inside each task.
+      SmallVector<int64_t> parallelPart = outer, reductionPart(outer.size(), 0);
+      for (unsigned d : dims->k) {
+        parallelPart[d] = 0;
+        reductionPart[d] = outer[d];
+      }
+      tiled = tile(rewriter, *tiled, parallelPart,
+                   scf::SCFTilingOptions::LoopType::ForallOp);
+      if (succeeded(tiled))
+        tiled = tile(rewriter, *tiled, reductionPart);
+    } else {
+      tiled = tile(rewriter, *tiled, outer);
+    }
+    SmallVector<LoopLikeOpInterface> registerLoops;
+    if (succeeded(tiled))
+      tiled = tile(rewriter, *tiled, inner,
+                   scf::SCFTilingOptions::LoopType::ForOp, &registerLoops);
+    if (failed(tiled)) {
+      emitWarning(loc, "amp-cpu-tile-and-vectorize: could not tile this "
+                       "contraction; it is lowered to scalar loops");
+      return;
+    }
+    tiled->getOperation()->setAttr(kRegisterTileMarker, rewriter.getUnitAttr());
+    // Peel the partial last iteration of each register loop, innermost
+    // first, so that the peeled copies of outer loops contain the already
+    // peeled inner ones: every tile then has a static shape.
+    for (LoopLikeOpInterface loop : llvm::reverse(registerLoops)) {
+      scf::ForOp partial;
+      if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+        (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
+    }
   }
 
   void runOnOperation() override {
@@ -168,67 +237,12 @@ struct AmpCpuTileAndVectorizePass
           !llvm::is_contained(op.getStaticLoopRanges(), 0))
         contractions.push_back(op);
     });
-    for (linalg::LinalgOp op : contractions) {
-      FailureOr<linalg::ContractionDimensions> dims =
-          linalg::inferContractionDims(op);
-      if (failed(dims))
-        continue;
-      SmallVector<int64_t> outer = contractionTileSizes(op, *dims, cache);
-      // Register tiles have the requested sizes (at most the cache tile's);
-      // where they do not divide the cache tile, the loop is peeled below, so
-      // every tile still has a static shape.
-      SmallVector<int64_t> inner(outer.size(), 1);
-      auto setInnermost = [&](ArrayRef<unsigned> group, int64_t target) {
-        if (!group.empty())
-          inner[group.back()] = std::min(outer[group.back()], target);
-      };
-      setInnermost(dims->m, reg[0]);
-      setInnermost(dims->n, reg[1]);
-      setInnermost(dims->k, reg[2]);
-      FailureOr<TilingInterface> tiled =
-          cast<TilingInterface>(op.getOperation());
-      int64_t flops = 2;
-      for (int64_t r : op.getStaticLoopRanges())
-        flops *= r;
-      if (parallel && flops >= kMinParallelFlops) {
-        // The cache tiles of the parallel dimensions become an scf.forall
-        // (one task per tile); the k dimensions, a reduction, stay a
-        // sequential loop inside each task.
-        SmallVector<int64_t> parallelPart = outer, reductionPart(outer.size(), 0);
-        for (unsigned d : dims->k) {
-          parallelPart[d] = 0;
-          reductionPart[d] = outer[d];
-        }
-        tiled = tile(rewriter, *tiled, parallelPart,
-                     scf::SCFTilingOptions::LoopType::ForallOp);
-        if (succeeded(tiled))
-          tiled = tile(rewriter, *tiled, reductionPart);
-      } else {
-        tiled = tile(rewriter, *tiled, outer);
-      }
-      SmallVector<LoopLikeOpInterface> registerLoops;
-      if (succeeded(tiled))
-        tiled = tile(rewriter, *tiled, inner,
-                     scf::SCFTilingOptions::LoopType::ForOp, &registerLoops);
-      if (failed(tiled)) {
-        op->emitWarning("amp-cpu-tile-and-vectorize: could not tile this "
-                        "contraction; it is lowered to scalar loops");
-        continue;
-      }
-      tiled->getOperation()->setAttr(kRegisterTileMarker, rewriter.getUnitAttr());
-      // Peel the partial last iteration of each register loop, innermost
-      // first, so that the peeled copies of outer loops contain the already
-      // peeled inner ones: every tile then has a static shape.
-      for (LoopLikeOpInterface loop : llvm::reverse(registerLoops)) {
-        scf::ForOp partial;
-        if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
-          (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
-      }
-    }
+    for (linalg::LinalgOp op : contractions)
+      tileContraction(rewriter, op, cache, reg);
 
     // 3. Fold the peeled loops' bounds into the tiles' shapes, then
     // vectorize every register tile.
-    if (failed(applyPatternsGreedily(func, canonicalizationPatterns(ctx))))
+    if (failed(applyPatternsGreedily(func, canonicalization)))
       return signalPassFailure();
     SmallVector<linalg::LinalgOp> registerTiles;
     func.walk([&](linalg::LinalgOp op) {
