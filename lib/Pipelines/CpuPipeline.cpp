@@ -71,6 +71,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     pm.addPass(createAmpAutocast(AmpAutocastOptions{/*mode=*/options.mode}));
   pm.addNestedPass<func::FuncOp>(createAmpFp32Accumulation());
   pm.addPass(createAmpLowerCast());
+  pm.addPass(createAmpLowerLossScaling());
   pm.addNestedPass<func::FuncOp>(createAmpDecomposeAggregatedOps());
   pm.addPass(createCanonicalizerPass());
 

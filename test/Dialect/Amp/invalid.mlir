@@ -66,7 +66,7 @@ func.func @yield_count_mismatch(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @yield_outside(%x: f32) {
-  // expected-error @+1 {{'amp.yield' op expects parent op 'amp.autocast'}}
+  // expected-error @+1 {{'amp.yield' op expects parent op to be one of 'amp.autocast, amp.step_if_finite'}}
   amp.yield %x : f32
 }
 

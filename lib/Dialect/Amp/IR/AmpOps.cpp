@@ -1,7 +1,8 @@
 //===- AmpOps.cpp - amp dialect operations --------------------------------===//
 //
 // `amp.autocast` (custom syntax, verifier, region-branch interface),
-// `amp.yield` and `amp.cast` (verifier and folders).
+// `amp.yield`, `amp.cast` (verifier and folders) and the dynamic
+// loss-scaling ops (verifiers, result types).
 //
 //===----------------------------------------------------------------------===//
 
@@ -267,6 +268,87 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     }
   }
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+LogicalResult InitLossScaleOp::verify() {
+  APFloat scale = getInitScaleAttr().getValue();
+  if (!scale.isFiniteNonZero() || scale.isNegative())
+    return emitOpError("init_scale must be finite and positive, got ")
+           << scale.convertToFloat();
+  return success();
+}
+
+LogicalResult UnscaleOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  // Operands: the gradients, then the scale.
+  if (operands.empty())
+    return failure();
+  for (Value grad : operands.drop_back())
+    inferred.push_back(grad.getType());
+  inferred.push_back(IntegerType::get(ctx, 1));
+  return success();
+}
+
+LogicalResult UnscaleOp::verify() {
+  for (auto [i, grad] : llvm::enumerate(getGrads())) {
+    auto type = cast<RankedTensorType>(grad.getType());
+    if (!type.getElementType().isF32())
+      return emitOpError("gradient #")
+             << i << " has type " << type
+             << "; gradients of f32 master weights must be f32 (GradScaler: "
+                "\"Attempting to unscale FP16 gradients.\")";
+  }
+  return success();
+}
+
+LogicalResult UpdateScaleOp::verify() {
+  double growth = getGrowthFactorAttr().getValueAsDouble();
+  double backoff = getBackoffFactorAttr().getValueAsDouble();
+  if (!(growth > 1.0))
+    return emitOpError("growth_factor must be above 1 (GradScaler), got ")
+           << growth;
+  if (!(backoff > 0.0 && backoff < 1.0))
+    return emitOpError("backoff_factor must be in (0, 1) (GradScaler), got ")
+           << backoff;
+  if (getGrowthInterval() < 1)
+    return emitOpError("growth_interval must be at least 1, got ")
+           << getGrowthInterval();
+  return success();
+}
+
+LogicalResult StepIfFiniteOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  // Operands: found_inf, then the kept values.
+  if (operands.empty())
+    return failure();
+  llvm::append_range(inferred, operands.drop_front().getTypes());
+  return success();
+}
+
+YieldOp StepIfFiniteOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult StepIfFiniteOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 0)
+    return emitOpError("region must not have arguments");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("region must end with amp.yield");
+  if (yield.getOperandTypes() != getKeep().getTypes())
+    return emitOpError("yields (")
+           << yield.getOperandTypes() << ") but keeps (" << getKeep().getTypes()
+           << "); the update must yield one value of each kept type";
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -99,6 +99,29 @@ def AmpLowerCast : Pass<"amp-lower-cast"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
+  let summary = "Lower the dynamic loss-scaling ops to linalg, arith, tensor and scf";
+  let description = [{
+    Rewrites the GradScaler ops with PyTorch's exact arithmetic:
+    - `amp.init_loss_scale` -> constant 0-d tensors;
+    - `amp.scale_loss` -> `linalg.map` (tensors) or `arith.mulf` (scalars),
+      computed in f32 and rounded once to the loss type;
+    - `amp.unscale` -> `inv_scale = truncf(1.0 / extf(scale : f64))`, one
+      `linalg.map` multiplying each gradient by it, and for each gradient a
+      `linalg.generic` `or`-reduction of `|g| >=u inf` (true for inf and NaN)
+      over the gradient as it was before unscaling;
+    - `amp.update_scale` -> scalar arith and selects (products in f64,
+      rounded once to f32);
+    - `amp.step_if_finite` -> `scf.if %found_inf` yielding the kept values
+      unchanged, with the update in the else branch.
+    The result is on tensors, so the CPU pipeline (and any pipeline that
+    bufferizes linalg/scf) takes it from there.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> {
   let summary = "Tile and vectorize contractions and convolutions for the CPU (on tensors)";
   let description = [{

@@ -1,0 +1,240 @@
+//===- LowerLossScaling.cpp - loss-scaling ops to upstream dialects -------===//
+//
+// The `amp-lower-loss-scaling` pass: `amp.init_loss_scale`,
+// `amp.scale_loss`, `amp.unscale`, `amp.update_scale` and
+// `amp.step_if_finite` become arith, tensor, linalg (on tensors) and scf ops
+// with GradScaler's exact arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/Amp.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPLOWERLOSSSCALING
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// The scalar held by a 0-d tensor.
+Value extractScalar(OpBuilder &b, Location loc, Value tensor0d) {
+  return tensor::ExtractOp::create(b, loc, tensor0d, ValueRange{});
+}
+
+/// A 0-d tensor holding `scalar`.
+Value makeTensor0d(OpBuilder &b, Location loc, Value scalar) {
+  auto type = RankedTensorType::get({}, scalar.getType());
+  return tensor::FromElementsOp::create(b, loc, type, ValueRange{scalar});
+}
+
+/// `fn` applied elementwise to `input` (a ranked tensor, static or dynamic
+/// shape) with a `linalg.map` whose result has `resultElem` elements.
+Value mapElementwise(OpBuilder &b, Location loc, Value input, Type resultElem,
+                     function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, input),
+                              resultElem, type.getEncoding());
+  auto map = linalg::MapOp::create(
+      b, loc, ValueRange{input}, init,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args.front()));
+      });
+  return map.getResult().front();
+}
+
+/// An i1 that is true when `x` (a float scalar) is inf or NaN:
+/// `!(|x| < inf)`, i.e. `|x| >=u inf` (unordered: NaN compares true).
+Value isNonFinite(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<FloatType>(x.getType());
+  Value inf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics())));
+  Value abs = math::AbsFOp::create(b, loc, x);
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, abs, inf);
+}
+
+/// True (i1) when any element of the float tensor `grad` is inf or NaN: a
+/// full `or` reduction in a linalg.generic.
+Value anyNonFinite(OpBuilder &b, Location loc, Value grad) {
+  auto type = cast<RankedTensorType>(grad.getType());
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  Value init = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, b.getI1Type()), false));
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                 AffineMap::get(rank, 0, {}, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{grad}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value bad = isNonFinite(nb, nloc, args[0]);
+        linalg::YieldOp::create(nb, nloc,
+                                arith::OrIOp::create(nb, nloc, args[1], bad)
+                                    .getResult());
+      });
+  return extractScalar(b, loc, generic.getResult(0));
+}
+
+void lowerInit(RewriterBase &rewriter, InitLossScaleOp op) {
+  Location loc = op.getLoc();
+  auto scaleType = cast<RankedTensorType>(op.getScale().getType());
+  auto trackerType = cast<RankedTensorType>(op.getGrowthTracker().getType());
+  Value scale = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(scaleType, op.getInitScaleAttr().getValue()));
+  Value tracker = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(trackerType, rewriter.getI32IntegerAttr(0)));
+  rewriter.replaceOp(op, {scale, tracker});
+}
+
+void lowerScaleLoss(RewriterBase &rewriter, ScaleLossOp op) {
+  Location loc = op.getLoc();
+  Value scale = extractScalar(rewriter, loc, op.getScale());
+  Type f32 = rewriter.getF32Type();
+  // loss * scale in f32, rounded once to the loss's type.
+  auto scaleOne = [&](OpBuilder &b, Location l, Value x) -> Value {
+    Type elem = x.getType();
+    Value wide = elem == f32 ? x : arith::ExtFOp::create(b, l, f32, x);
+    Value product = arith::MulFOp::create(b, l, wide, scale);
+    return elem == f32 ? product : arith::TruncFOp::create(b, l, elem, product);
+  };
+  Value loss = op.getLoss();
+  Value result =
+      isa<RankedTensorType>(loss.getType())
+          ? mapElementwise(rewriter, loc, loss,
+                           getElementTypeOrSelf(loss.getType()), scaleOne)
+          : scaleOne(rewriter, loc, loss);
+  rewriter.replaceOp(op, result);
+}
+
+void lowerUnscale(RewriterBase &rewriter, UnscaleOp op) {
+  Location loc = op.getLoc();
+  // inv_scale = scale.double().reciprocal().float()
+  Value scale = extractScalar(rewriter, loc, op.getScale());
+  Value wide = arith::ExtFOp::create(rewriter, loc, rewriter.getF64Type(), scale);
+  Value one = arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getF64FloatAttr(1.0));
+  Value reciprocal = arith::DivFOp::create(rewriter, loc, one, wide);
+  Value invScale = arith::TruncFOp::create(rewriter, loc,
+                                           rewriter.getF32Type(), reciprocal);
+
+  SmallVector<Value> results;
+  Value foundInf = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getBoolAttr(false));
+  for (Value grad : op.getGrads()) {
+    // The check reads the gradient before it is unscaled, as the kernel does.
+    foundInf = arith::OrIOp::create(rewriter, loc, foundInf,
+                                    anyNonFinite(rewriter, loc, grad));
+    results.push_back(mapElementwise(
+        rewriter, loc, grad, rewriter.getF32Type(),
+        [&](OpBuilder &b, Location l, Value x) -> Value {
+          return arith::MulFOp::create(b, l, x, invScale);
+        }));
+  }
+  results.push_back(foundInf);
+  rewriter.replaceOp(op, results);
+}
+
+void lowerUpdateScale(RewriterBase &rewriter, UpdateScaleOp op) {
+  Location loc = op.getLoc();
+  Type f32 = rewriter.getF32Type(), f64 = rewriter.getF64Type();
+  Value scale = extractScalar(rewriter, loc, op.getScale());
+  Value tracker = extractScalar(rewriter, loc, op.getGrowthTracker());
+  Value foundInf = op.getFoundInf();
+
+  // float(double(scale) * factor), as PyTorch's kernels compute it.
+  auto timesFactor = [&](FloatAttr factor) -> Value {
+    Value wide = arith::ExtFOp::create(rewriter, loc, f64, scale);
+    Value f = arith::ConstantOp::create(rewriter, loc, factor);
+    Value product = arith::MulFOp::create(rewriter, loc, wide, f);
+    return arith::TruncFOp::create(rewriter, loc, f32, product);
+  };
+  Value zero = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getI32IntegerAttr(0));
+  Value one = arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getI32IntegerAttr(1));
+  Value interval = arith::ConstantOp::create(rewriter, loc,
+                                             op.getGrowthIntervalAttr());
+
+  // Finite step: count it; grow the scale at the interval unless it would
+  // overflow f32, and restart the count.
+  Value successful = arith::AddIOp::create(rewriter, loc, tracker, one);
+  Value reached = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        successful, interval);
+  Value grown = timesFactor(op.getGrowthFactorAttr());
+  Value grownFinite = arith::XOrIOp::create(
+      rewriter, loc, isNonFinite(rewriter, loc, grown),
+      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)));
+  Value grow = arith::AndIOp::create(rewriter, loc, reached, grownFinite);
+  Value finiteScale = arith::SelectOp::create(rewriter, loc, grow, grown, scale);
+  Value finiteTracker =
+      arith::SelectOp::create(rewriter, loc, reached, zero, successful);
+
+  // Step with inf/NaN: back off and restart the count.
+  Value backedOff = timesFactor(op.getBackoffFactorAttr());
+  Value newScale =
+      arith::SelectOp::create(rewriter, loc, foundInf, backedOff, finiteScale);
+  Value newTracker =
+      arith::SelectOp::create(rewriter, loc, foundInf, zero, finiteTracker);
+  rewriter.replaceOp(op, {makeTensor0d(rewriter, loc, newScale),
+                          makeTensor0d(rewriter, loc, newTracker)});
+}
+
+void lowerStepIfFinite(RewriterBase &rewriter, StepIfFiniteOp op) {
+  Location loc = op.getLoc();
+  auto ifOp = scf::IfOp::create(rewriter, loc, op.getResultTypes(),
+                                op.getFoundInf(), /*withElseRegion=*/true);
+  // Then (found inf/NaN): the kept values, untouched.
+  rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(rewriter, loc, op.getKeep());
+  // Else: the update, moved as it is.
+  Block *elseBlock = ifOp.elseBlock();
+  YieldOp yield = op.getYield();
+  rewriter.setInsertionPoint(yield);
+  scf::YieldOp::create(rewriter, yield.getLoc(), yield.getOperands());
+  rewriter.eraseOp(yield);
+  rewriter.inlineBlockBefore(&op.getBody().front(), elseBlock,
+                             elseBlock->end());
+  rewriter.replaceOp(op, ifOp.getResults());
+}
+
+struct AmpLowerLossScalingPass
+    : public amp::impl::AmpLowerLossScalingBase<AmpLowerLossScalingPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<InitLossScaleOp, ScaleLossOp, UnscaleOp, UpdateScaleOp,
+              StepIfFiniteOp>(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : ops) {
+      rewriter.setInsertionPoint(op);
+      TypeSwitch<Operation *>(op)
+          .Case([&](InitLossScaleOp o) { lowerInit(rewriter, o); })
+          .Case([&](ScaleLossOp o) { lowerScaleLoss(rewriter, o); })
+          .Case([&](UnscaleOp o) { lowerUnscale(rewriter, o); })
+          .Case([&](UpdateScaleOp o) { lowerUpdateScale(rewriter, o); })
+          .Case([&](StepIfFiniteOp o) { lowerStepIfFinite(rewriter, o); });
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,94 @@
+// RUN: amp-opt %s -split-input-file --amp-lower-loss-scaling | FileCheck %s
+
+// CHECK-LABEL: func @init
+// CHECK-DAG: arith.constant dense<6.553600e+04> : tensor<f32>
+// CHECK-DAG: arith.constant dense<0> : tensor<i32>
+// CHECK-NOT: amp.
+func.func @init() -> (tensor<f32>, tensor<i32>) {
+  %s, %t = amp.init_loss_scale
+  return %s, %t : tensor<f32>, tensor<i32>
+}
+
+// -----
+
+// The product is taken in f32 and rounded once to the loss type.
+// CHECK-LABEL: func @scale_f16
+// CHECK: %[[S:.*]] = tensor.extract %{{.*}}[] : tensor<f32>
+// CHECK: linalg.map ins(%{{.*}} : tensor<2x?xf16>)
+// CHECK:   %[[W:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK:   %[[P:.*]] = arith.mulf %[[W]], %[[S]] : f32
+// CHECK:   arith.truncf %[[P]] : f32 to f16
+func.func @scale_f16(%l: tensor<2x?xf16>, %s: tensor<f32>) -> tensor<2x?xf16> {
+  %0 = amp.scale_loss %l, %s : tensor<2x?xf16>
+  return %0 : tensor<2x?xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @scale_scalar
+// CHECK: %[[S:.*]] = tensor.extract
+// CHECK: arith.mulf %{{.*}}, %[[S]] : f32
+func.func @scale_scalar(%l: f32, %s: tensor<f32>) -> f32 {
+  %0 = amp.scale_loss %l, %s : f32
+  return %0 : f32
+}
+
+// -----
+
+// inv_scale in f64; the inf/NaN check reads the gradient before unscaling.
+// CHECK-LABEL: func @unscale
+// CHECK-SAME: (%[[G:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<f32>)
+// CHECK: %[[X:.*]] = tensor.extract %[[S]][]
+// CHECK: %[[W:.*]] = arith.extf %[[X]] : f32 to f64
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[W]] : f64
+// CHECK: %[[INV:.*]] = arith.truncf %[[R]] : f64 to f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[G]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<i1>)
+// CHECK:   %[[A:.*]] = math.absf
+// CHECK:   %[[C:.*]] = arith.cmpf uge, %[[A]], %{{.*}} : f32
+// CHECK:   arith.ori %{{.*}}, %[[C]] : i1
+// CHECK: linalg.map ins(%[[G]] : tensor<4x8xf32>)
+// CHECK:   arith.mulf %{{.*}}, %[[INV]] : f32
+func.func @unscale(%g: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>, i1) {
+  %u, %inf = amp.unscale %g by %s : tensor<4x8xf32>
+  return %u, %inf : tensor<4x8xf32>, i1
+}
+
+// -----
+
+// CHECK-LABEL: func @update
+// CHECK: %[[INTERVAL:.*]] = arith.constant 7 : i32
+// CHECK: %[[N:.*]] = arith.addi
+// CHECK: %[[REACHED:.*]] = arith.cmpi eq, %[[N]], %[[INTERVAL]]
+// CHECK: %[[GF:.*]] = arith.constant 3.000000e+00 : f64
+// CHECK: arith.mulf %{{.*}}, %[[GF]] : f64
+// CHECK: %[[GROW:.*]] = arith.andi %[[REACHED]]
+// CHECK: %[[FS:.*]] = arith.select %[[GROW]]
+// CHECK: %[[FT:.*]] = arith.select %[[REACHED]]
+// CHECK: %[[BF:.*]] = arith.constant 1.250000e-01 : f64
+// CHECK: arith.mulf %{{.*}}, %[[BF]] : f64
+// CHECK: %[[NS:.*]] = arith.select %{{.*}}, %{{.*}}, %[[FS]] : f32
+// CHECK: %[[NT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[FT]] : i32
+// CHECK: tensor.from_elements %[[NS]] : tensor<f32>
+// CHECK: tensor.from_elements %[[NT]] : tensor<i32>
+func.func @update(%s: tensor<f32>, %t: tensor<i32>, %inf: i1) -> (tensor<f32>, tensor<i32>) {
+  %ns, %nt = amp.update_scale %s, %t, %inf {growth_factor = 3.0, backoff_factor = 0.125, growth_interval = 7 : i32}
+  return %ns, %nt : tensor<f32>, tensor<i32>
+}
+
+// -----
+
+// CHECK-LABEL: func @step
+// CHECK-SAME: (%[[W:.*]]: tensor<4xf32>, %[[G:.*]]: tensor<4xf32>, %[[INF:.*]]: i1)
+// CHECK: %[[R:.*]] = scf.if %[[INF]] -> (tensor<4xf32>) {
+// CHECK:   scf.yield %[[W]] : tensor<4xf32>
+// CHECK: } else {
+// CHECK:   %[[N:.*]] = arith.subf %[[W]], %[[G]]
+// CHECK:   scf.yield %[[N]] : tensor<4xf32>
+// CHECK: return %[[R]]
+func.func @step(%w: tensor<4xf32>, %g: tensor<4xf32>, %inf: i1) -> tensor<4xf32> {
+  %r = amp.step_if_finite %inf keep(%w : tensor<4xf32>) {
+    %n = arith.subf %w, %g : tensor<4xf32>
+    amp.yield %n : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
