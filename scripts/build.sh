@@ -5,6 +5,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="${AMP_BUILD_DIR:-$root/build}"
 if [[ ! -f "$build/build.ninja" ]]; then
-  cmake -G Ninja -S "$root" -B "$build"
+  # clang-22, the compiler Debian built libMLIR.so with: MLIR names implicit
+  # TypeIDs (traits, interfaces) by the compiler's spelling of the type, and
+  # libAmpMLIRCAPI.so must agree with libMLIR.so on them.
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
 fi
 ninja -C "$build" "$@"

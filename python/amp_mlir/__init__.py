@@ -1,0 +1,54 @@
+"""amp_mlir: automatic mixed precision on MLIR, from Python.
+
+Parse MLIR text, run amp-opt pipelines, JIT-execute functions on numpy
+arrays, and build mixed-precision training steps::
+
+    import amp_mlir as amp
+    exe = amp.compile(text, pipeline="amp-cpu-pipeline")
+    y = exe.invoke("forward", x, w)
+
+Built on libAmpMLIRCAPI.so (MLIR's C API and amp's) through ctypes; see
+README.md for how to make the package importable.
+"""
+
+from .ir import Context, FunctionSignature, MLIRError, Module, TensorSpec
+from .jit import ExecutionEngine, numpy_dtype
+
+__all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
+           "ExecutionEngine", "Executable", "compile", "numpy_dtype"]
+
+
+class Executable:
+    """A module compiled by :func:`compile`: the JIT plus the tensor-level
+    signatures of its functions (``signatures``) and the lowered module."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.signatures = engine.signatures
+
+    def invoke(self, name, *args):
+        """Calls ``@name``; see :meth:`ExecutionEngine.invoke`."""
+        return self.engine.invoke(name, *args)
+
+    def __getattr__(self, name):
+        if name in self.__dict__.get("signatures", {}):
+            return lambda *args: self.engine.invoke(name, *args)
+        raise AttributeError(name)
+
+
+def compile(source, pipeline="amp-cpu-pipeline", opt_level=3, context=None):
+    """Parses ``source`` (MLIR text or a :class:`Module`), runs ``pipeline``
+    (default: the CPU pipeline, autocast included) and JIT-compiles it.
+
+    Raises:
+        MLIRError: parse, verification, pass or JIT errors, with MLIR's
+            diagnostics (locations included) in the message.
+    """
+    if isinstance(source, Module):
+        module = source
+    else:
+        module = (context or Context()).parse(source)
+    signatures = {name: module.signature(name) for name in module.functions()}
+    module.emit_c_interface()
+    module.run_pipeline(pipeline)
+    return Executable(ExecutionEngine(module, signatures, opt_level=opt_level))

@@ -1,0 +1,233 @@
+"""JIT execution of lowered modules on numpy arrays.
+
+Functions are called through their ``_mlir_ciface_`` wrappers
+(``llvm.emit_c_interface``): every tensor argument is passed as a pointer to
+a memref descriptor ``{allocated, aligned, offset, sizes[r], strides[r]}``
+over a C-contiguous copy of the numpy array; results come back as new numpy
+arrays (the JIT's buffers are copied and freed).
+
+Element types: f32, f64, f16 (numpy float16), bf16 (``ml_dtypes.bfloat16``),
+i1 (bool), i8/i16/i32/i64 and index (int64).
+"""
+
+import ctypes
+
+import numpy as np
+
+from . import _capi as C
+from .ir import MLIRError
+
+__all__ = ["ExecutionEngine", "numpy_dtype"]
+
+
+def numpy_dtype(element_type):
+    """The numpy dtype of an MLIR element type name.
+
+    Raises:
+        TypeError: unknown type, or bf16 without the ml_dtypes package.
+    """
+    simple = {"f64": np.float64, "f32": np.float32, "f16": np.float16,
+              "i64": np.int64, "i32": np.int32, "i16": np.int16, "i8": np.int8,
+              "i1": np.bool_, "index": np.int64}
+    if element_type in simple:
+        return np.dtype(simple[element_type])
+    if element_type == "bf16":
+        try:
+            import ml_dtypes
+        except ImportError as e:
+            raise TypeError("amp_mlir: bf16 arrays need the ml_dtypes package "
+                            "(pip install ml_dtypes)") from e
+        return np.dtype(ml_dtypes.bfloat16)
+    raise TypeError(f"amp_mlir: no numpy dtype for MLIR type '{element_type}'")
+
+
+def _scalar_ctype(element_type):
+    table = {"f64": ctypes.c_double, "f32": ctypes.c_float, "i64": ctypes.c_int64,
+             "index": ctypes.c_int64, "i32": ctypes.c_int32, "i16": ctypes.c_int16,
+             "i8": ctypes.c_int8, "i1": ctypes.c_bool}
+    if element_type not in table:
+        raise TypeError(f"amp_mlir: scalar arguments/results of type "
+                        f"'{element_type}' are not supported (use a 0-d tensor)")
+    return table[element_type]
+
+
+_DESCRIPTORS = {}
+
+
+def _descriptor_type(rank):
+    """ctypes struct of a rank-`rank` memref descriptor (CRunnerUtils.h)."""
+    if rank not in _DESCRIPTORS:
+        fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+                  ("offset", ctypes.c_int64)]
+        if rank:
+            fields += [("sizes", ctypes.c_int64 * rank),
+                       ("strides", ctypes.c_int64 * rank)]
+        _DESCRIPTORS[rank] = type(f"MemRefDescriptor{rank}", (ctypes.Structure,),
+                                  {"_fields_": fields})
+    return _DESCRIPTORS[rank]
+
+
+def _field_type(spec):
+    return _scalar_ctype(spec.element_type) if spec.is_scalar else _descriptor_type(spec.rank)
+
+
+class ExecutionEngine:
+    """JIT-compiles a module lowered to the LLVM dialect.
+
+    Args:
+        module: an :class:`amp_mlir.Module` in the LLVM dialect whose public
+            functions were marked with ``emit_c_interface()`` before lowering.
+        signatures: ``{name: FunctionSignature}`` of the functions at the
+            tensor level (taken before lowering).
+        opt_level: LLVM optimisation level 0-3.
+
+    Raises:
+        MLIRError: the module cannot be translated to LLVM IR or compiled.
+    """
+
+    def __init__(self, module, signatures, opt_level=3):
+        self.module = module
+        self.signatures = dict(signatures)
+        libs = C.lib.ampGetJitRuntimeLibraries().decode().split(";")
+        paths = (C.MlirStringRef * len(libs))(*[C.MlirStringRef.of(p) for p in libs])
+        self._keep = [p.encode() for p in libs]
+        module.context._take_diagnostics()
+        self._engine = C.lib.mlirExecutionEngineCreate(
+            module._module, opt_level, len(libs), paths, False, False)
+        if C.is_null(self._engine):
+            raise MLIRError("JIT compilation failed (is the module fully lowered "
+                            "to the LLVM dialect?)", module.context._take_diagnostics())
+        # Global constructors (none from the CPU pipeline today) run here.
+        C.lib.mlirExecutionEngineInitialize(self._engine)
+
+    def __del__(self):
+        engine = getattr(self, "_engine", None)
+        if engine is not None and not C.is_null(engine):
+            C.lib.mlirExecutionEngineDestroy(engine)
+            self._engine = C.MlirExecutionEngine()
+
+    def invoke(self, name, *args):
+        """Calls ``@name`` on numpy arrays / Python scalars.
+
+        Returns:
+            ``None`` for no result, the value for one, a tuple for several.
+            Tensors come back as numpy arrays with the result's dtype.
+
+        Raises:
+            KeyError: unknown function. TypeError/ValueError: argument count,
+            dtype, rank or static dimension that does not match the
+            signature (the message names the argument).
+        """
+        if name not in self.signatures:
+            raise KeyError(f"amp_mlir: no function @{name} was compiled "
+                           f"(functions: {', '.join(sorted(self.signatures))})")
+        sig = self.signatures[name]
+        if len(args) != len(sig.inputs):
+            raise TypeError(f"@{name} takes {len(sig.inputs)} arguments, "
+                            f"{len(args)} given")
+        keep_alive, packed, input_ptrs = [], [], set()
+        # Results: one scalar is returned by value (last packed slot); anything
+        # else comes through a pointer to a struct as the first parameter.
+        results = sig.results
+        result_struct = None
+        if results and not (len(results) == 1 and results[0].is_scalar):
+            if len(results) == 1:
+                result_struct = _field_type(results[0])()
+            else:
+                result_struct = type("Results", (ctypes.Structure,), {"_fields_": [
+                    (f"r{i}", _field_type(r)) for i, r in enumerate(results)]})()
+            ptr = ctypes.pointer(result_struct)
+            keep_alive.append(ptr)
+            packed.append(ctypes.cast(ctypes.pointer(ptr), ctypes.c_void_p))
+        for i, (arg, spec) in enumerate(zip(args, sig.inputs)):
+            value = self._pack_argument(name, i, arg, spec, keep_alive, input_ptrs)
+            if not spec.is_scalar:
+                # The wrapper takes the descriptor by pointer; the packed slot
+                # points at that pointer.
+                value = ctypes.pointer(value)
+                keep_alive.append(value)
+            packed.append(ctypes.cast(ctypes.pointer(value), ctypes.c_void_p))
+        scalar_result = None
+        if results and result_struct is None:
+            scalar_result = _scalar_ctype(results[0].element_type)()
+            packed.append(ctypes.cast(ctypes.pointer(scalar_result), ctypes.c_void_p))
+
+        array = (ctypes.c_void_p * max(len(packed), 1))(*packed)
+        res = C.lib.mlirExecutionEngineInvokePacked(
+            self._engine, C.MlirStringRef.of(name), array)  # -> _mlir_ciface_<name>
+        if not res.value:
+            raise MLIRError(f"@{name} has no C interface wrapper in the JIT "
+                            "(mark it with emit_c_interface before lowering)", [])
+        if not results:
+            return None
+        if scalar_result is not None:
+            return self._scalar_value(scalar_result, results[0])
+        if len(results) == 1:
+            return self._unpack_result(result_struct, results[0], input_ptrs)
+        out = [self._unpack_result(getattr(result_struct, f"r{i}"), r, input_ptrs)
+               for i, r in enumerate(results)]
+        return tuple(out)
+
+    @staticmethod
+    def _pack_argument(name, i, arg, spec, keep_alive, input_ptrs):
+        if spec.is_scalar:
+            value = _scalar_ctype(spec.element_type)(arg)
+            keep_alive.append(value)
+            return value
+        dtype = numpy_dtype(spec.element_type)
+        array = np.asarray(arg)
+        if array.dtype != dtype:
+            raise TypeError(f"@{name} argument #{i}: expected dtype {dtype} "
+                            f"({spec!r}), got {array.dtype}")
+        if array.ndim != spec.rank:
+            raise ValueError(f"@{name} argument #{i}: expected rank {spec.rank} "
+                             f"({spec!r}), got shape {array.shape}")
+        for d, (want, have) in enumerate(zip(spec.shape, array.shape)):
+            if want is not None and want != have:
+                raise ValueError(f"@{name} argument #{i}: dimension {d} must be "
+                                 f"{want} ({spec!r}), got shape {array.shape}")
+        # A private copy: compiled code may write its arguments in place.
+        array = np.array(array, order="C", copy=True)
+        keep_alive.append(array)
+        desc = _descriptor_type(spec.rank)()
+        data = array.ctypes.data if array.size else 0
+        desc.allocated = desc.aligned = data
+        desc.offset = 0
+        if spec.rank:
+            for d in range(spec.rank):
+                desc.sizes[d] = array.shape[d]
+                desc.strides[d] = array.strides[d] // array.itemsize if array.size else 1
+        if data:
+            input_ptrs.add(data)
+        keep_alive.append(desc)
+        return desc
+
+    @staticmethod
+    def _scalar_value(value, spec):
+        v = value.value
+        return bool(v) if spec.element_type == "i1" else v
+
+    @staticmethod
+    def _unpack_result(value, spec, input_ptrs):
+        if spec.is_scalar:
+            return ExecutionEngine._scalar_value(value, spec) \
+                if hasattr(value, "value") else (bool(value) if spec.element_type == "i1" else value)
+        dtype = numpy_dtype(spec.element_type)
+        shape = tuple(value.sizes[d] for d in range(spec.rank)) if spec.rank else ()
+        strides = tuple(value.strides[d] for d in range(spec.rank)) if spec.rank else ()
+        count = int(np.prod(shape)) if shape else 1
+        out = np.empty(shape, dtype=dtype)
+        if count and value.aligned:
+            base = value.aligned + value.offset * dtype.itemsize
+            extent = 1 + sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+            raw = np.ctypeslib.as_array(
+                (ctypes.c_uint8 * (extent * dtype.itemsize)).from_address(base))
+            view = np.lib.stride_tricks.as_strided(
+                raw.view(dtype), shape=shape,
+                strides=tuple(s * dtype.itemsize for s in strides))
+            out[...] = view
+        # Buffers the function allocated are ours to free; an argument's
+        # buffer returned as it is belongs to its (private) copy.
+        if value.allocated and value.allocated not in input_ptrs:
+            C.libc.free(value.allocated)
+        return out
