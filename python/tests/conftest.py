@@ -1,0 +1,5 @@
+"""pytest setup: makes the in-tree package importable (python/)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
