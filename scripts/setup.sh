@@ -4,7 +4,8 @@
 set -euo pipefail
 
 PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
-      g++ ninja-build cmake python3 python3-numpy libopenblas0-pthread)
+      g++ ninja-build cmake python3 python3-numpy libopenblas0-pthread
+      python3-venv python3-pip python3-pytest python3-sklearn)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -23,6 +24,20 @@ else
 fi
 
 # lit's Python package ships with llvm-22-tools; nothing else is needed for the
-# C++ build and the lit suite.
+# C++ build and the lit suite. The Python package and its tests run in a
+# virtual environment that sees Debian's numpy, scikit-learn and pytest and
+# adds ml_dtypes (bf16 numpy arrays) from PyPI, pinned to a release that
+# works with bookworm's numpy 1.24.
 test -x /usr/lib/llvm-22/bin/mlir-opt || { echo "setup: mlir-opt missing" >&2; exit 1; }
 test -x /usr/lib/llvm-22/bin/lit || { echo "setup: lit missing" >&2; exit 1; }
+
+build="${AMP_BUILD_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build}"
+venv="$build/venv"
+if ! "$venv/bin/python" -c "import ml_dtypes, numpy, sklearn, pytest" 2>/dev/null; then
+  echo "setup: creating $venv (system site packages + ml_dtypes)"
+  mkdir -p "$build"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  numpy_version=$(/usr/bin/python3 -c "import numpy; print(numpy.__version__)")
+  "$venv/bin/pip" install -q "ml_dtypes<0.5" "numpy==$numpy_version" \
+    || { echo "setup: pip could not install ml_dtypes (is PyPI reachable?)" >&2; exit 1; }
+fi

@@ -36,8 +36,8 @@ MLIR_CAPI_EXPORTED void ampRegisterAllPasses(void);
 MLIR_CAPI_EXPORTED void ampModuleEmitCInterface(MlirModule module);
 
 /** The runtime libraries that JIT-compiled amp code needs, as one string of
- * absolute paths separated by ';': MLIR's runner utils and async runtime and
- * the project's CPU runtime (the ones amp-runner loads). The string is
+ * absolute paths separated by ';': MLIR's runner utils, LLVM's OpenMP runtime
+ * and the project's CPU runtime (the ones amp-runner links). The string is
  * static; do not free it. */
 MLIR_CAPI_EXPORTED const char *ampGetJitRuntimeLibraries(void);
 

@@ -7,7 +7,7 @@
 //   3. amp-cpu-tile-and-vectorize (im2col, cache and register tiles,
 //      vector.contract), accumulators hoisted out of the k loops;
 //   4. one-shot bufferization across function boundaries, deallocation;
-//      the parallel loop over cache tiles to async runtime tasks;
+//      the parallel loop over cache tiles to an OpenMP parallel loop;
 //   5. the rest of linalg to loops, vector/scf/memref/math/arith to LLVM,
 //      bf16 and f16 conversions with round-to-nearest-even.
 //
@@ -111,15 +111,12 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           errorMessage)))
     return failure();
 
-  // The scf.forall over cache tiles becomes async tasks of MLIR's async
-  // runtime (libmlir_async_runtime, linked into amp-runner). Every tile is a
-  // task (min-task-size 1): tiles are few and large.
+  // The scf.forall over cache tiles becomes an OpenMP parallel loop (LLVM's
+  // libomp, loaded by amp-runner and the C API's JIT). The fork-join is
+  // synchronous: when the call returns no worker runs JIT code any more, so
+  // an ExecutionEngine can be destroyed at any time after a call.
   if (options.parallel &&
-      failed(addPasses(pm,
-                       "scf-forall-to-parallel,"
-                       "async-parallel-for{num-workers=-1 min-task-size=1},"
-                       "async-to-async-runtime,async-runtime-ref-counting,"
-                       "async-runtime-ref-counting-opt",
+      failed(addPasses(pm, "scf-forall-to-parallel,convert-scf-to-openmp",
                        errorMessage)))
     return failure();
 
@@ -136,11 +133,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "convert-vector-to-scf{full-unroll=true},"
           "func.func(math-extend-to-supported-types{target-type=f32},"
           "arith-expand{include-bf16=true}),"
-          "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-          "finalize-memref-to-llvm,"
+          "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+          "convert-scf-to-cf,"
           "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
           "vector-transpose-lowering=shuffle1d},"
-          "convert-async-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+          "convert-openmp-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
           "convert-to-llvm,"
           "reconcile-unrealized-casts,canonicalize,cse",
           errorMessage)))

@@ -96,8 +96,9 @@ def main(argv=None):
           "trajectory (step: scale): " + ", ".join(f"{i}: {s:g}" for i, s in changes))
     for run in names[1:]:
         stats = cast_statistics(results[run]["trainer"].ir)
-        print(f"cast statistics ({run}, train_step + predict): " +
-              ", ".join(f"{k} {v}" for k, v in sorted(stats.items())))
+        ops = ", ".join(f"{v} in {k}" for k, v in sorted(stats.items()) if k != "casts")
+        print(f"cast statistics ({run}, train_step + predict): ops {ops}; "
+              f"{stats['casts']} amp.cast inserted")
     for run in names:
         print(f"{run:>18}: final test accuracy {100 * results[run]['accuracy'][-1]:.2f}%, "
               f"{results[run]['seconds']:.1f} s")

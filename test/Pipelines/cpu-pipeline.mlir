@@ -20,19 +20,20 @@
 // CHECK-LABEL: llvm.func @_mlir_ciface_mm
 
 // With 32x32 cache tiles the 8x8 tiles of the 256^3 matmul (2^25 flops, the
-// threshold) are tasks of the async runtime: @big dispatches them and waits
-// for the group; the FMAs (4x8 register tiles) are in the outlined parallel
-// body. The 64^3 @mm is too small to be worth threads.
+// threshold) are the iterations of one OpenMP worksharing loop (both tile
+// dimensions collapsed), with the FMAs of the 4x8 register tiles inside.
+// The 64^3 @mm is too small to be worth threads.
 // PAR-LABEL: llvm.func @mm
-// PAR-NOT: mlirAsyncRuntime
+// PAR-NOT: omp.
 // PAR-LABEL: llvm.func @big
-// PAR: llvm.call @mlirAsyncRuntimeCreateGroup
-// PAR: llvm.call @async_dispatch_fn
-// PAR: llvm.call @mlirAsyncRuntimeAwaitAllInGroup
-// PAR-LABEL: llvm.func @parallel_compute_fn
+// PAR: omp.parallel {
+// PAR-NEXT: omp.wsloop {
+// PAR-NEXT: omp.loop_nest ({{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) collapse(2) {
 // PAR: llvm.intr.fmuladd{{.*}}vector<8xf32>
+// PAR: omp.yield
+// PAR: omp.terminator
 // SEQ-LABEL: llvm.func @mm
-// SEQ-NOT: mlirAsyncRuntime
+// SEQ-NOT: omp.
 // SEQ: llvm.intr.fmuladd{{.*}}vector<16xf32>
 // SEQ-LABEL: llvm.func @_mlir_ciface_mm
 // MODE: amp-cpu-pipeline: mode must be 'graph' or 'eager', got 'fast'

@@ -3,8 +3,8 @@
 // mlir-runner for amp-mlir: the same flags (-e, --entry-point-result,
 // --shared-libs, -O0..-O3 (default -O3), ...) on MLIR's ExecutionEngine, with the upstream
 // runner utils (printMemref*, rtclock, vector.print support) and the
-// project's CPU runtime linked in, and MLIR's async runtime (threads for
-// parallel loops) loaded as a shared library, so that
+// project's CPU runtime and LLVM's OpenMP runtime (threads of parallel
+// loops) linked in, so that
 //
 //   amp-opt model.mlir --amp-cpu-pipeline | amp-runner -e main \
 //       --entry-point-result=void
@@ -74,9 +74,8 @@ int main(int argc, char **argv) {
   // library linked even with --as-needed.
   (void)&amp_cpu_has_amx;
 
-  // Without an -O flag, JitRunnerMain runs no LLVM optimisation pipeline,
-  // and the coroutines of the async runtime (parallel loops) then reach
-  // instruction selection unsplit. Default to -O3, as a compiler would.
+  // Without an -O flag, JitRunnerMain runs no LLVM optimisation pipeline.
+  // Default to -O3, as a compiler would.
   SmallVector<char *> args(argv, argv + argc);
   static char defaultOptLevel[] = "-O3";
   if (llvm::none_of(args, [](StringRef arg) {
@@ -85,18 +84,6 @@ int main(int argc, char **argv) {
                                   arg);
       }))
     args.push_back(defaultOptLevel);
-
-  // MLIR's async runtime (threads of parallel loops) goes in as a shared
-  // library of the ExecutionEngine, whose destructor then calls the
-  // runtime's __mlir_execution_engine_destroy: it waits for the worker
-  // threads before the JIT code they may still be in is freed. (Linked into
-  // the executable, the workers outlive the code: a crash at exit.)
-  static std::string asyncRuntime =
-      std::string("--shared-libs=") + AMP_MLIR_ASYNC_RUNTIME_PATH;
-  if (llvm::none_of(args, [](StringRef arg) {
-        return arg.contains("mlir_async_runtime");
-      }))
-    args.push_back(asyncRuntime.data());
 
   JitRunnerConfig config;
   config.mlirTransformer = checkFullyLowered;

@@ -36,8 +36,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init("host")};
   PassOptions::Option<bool> parallel{
       *this, "parallel",
-      llvm::cl::desc("Run the cache tiles of contractions on threads (MLIR's "
-                     "async runtime, one worker per hardware thread)"),
+      llvm::cl::desc("Run the cache tiles of contractions on threads (an "
+                     "OpenMP parallel loop, LLVM's libomp)"),
       llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",

@@ -37,8 +37,8 @@ constexpr int64_t kDefaultCacheTile[3] = {128, 128, 256};
 constexpr int64_t kDefaultRegisterTile[3] = {6, 16, 8};
 
 /// Contractions below this many flops (2 * iteration-space size) run on
-/// one thread even with `parallel`: dispatching tasks to the async runtime
-/// costs tens of microseconds, more than such a contraction takes (the
+/// one thread even with `parallel`: starting a parallel region costs
+/// microseconds to tens of microseconds, more than such a contraction takes (the
 /// small convolutions of mobilenet_v2 ran 2x slower threaded).
 constexpr int64_t kMinParallelFlops = int64_t(1) << 25;
 
