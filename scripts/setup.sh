@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
       g++ ninja-build cmake python3 python3-numpy libopenblas0-pthread
-      python3-venv python3-pip python3-pytest python3-sklearn)
+      python3-venv python3-pip python3-pytest python3-sklearn libomp-22-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
