@@ -32,3 +32,18 @@ tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("amp-opt", unresolved="fatal"),
          ToolSubst("amp-runner", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# `cuda-device`: set only when the CUDA driver loads and sees a GPU, so GPU
+# execution tests report UNSUPPORTED on machines without one (CI).
+def _cuda_device_present():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 \
+        and count.value > 0
+
+if _cuda_device_present():
+    config.available_features.add("cuda-device")
