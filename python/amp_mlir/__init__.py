@@ -36,19 +36,29 @@ class Executable:
         raise AttributeError(name)
 
 
-def compile(source, pipeline="amp-cpu-pipeline", opt_level=3, context=None):
-    """Parses ``source`` (MLIR text or a :class:`Module`), runs ``pipeline``
-    (default: the CPU pipeline, autocast included) and JIT-compiles it.
+def compile(source, pipeline="amp-cpu-pipeline", opt_level=3, context=None,
+            source_name="<string>"):
+    """Parses ``source`` (MLIR text, or a :class:`Module`, which is copied,
+    not changed), runs ``pipeline`` (default: the CPU pipeline, autocast
+    included) and JIT-compiles it. The public functions with a body are
+    callable; declarations and private functions are not.
+
+    Args:
+        context: the :class:`Context` to parse in (default: a new one); its
+            ``warnings`` then keep the passes' warnings and remarks.
+        source_name: the name of the text in diagnostic locations.
+        opt_level: LLVM optimisation level, 0-3.
 
     Raises:
         MLIRError: parse, verification, pass or JIT errors, with MLIR's
             diagnostics (locations included) in the message.
     """
     if isinstance(source, Module):
-        module = source
+        module = source.clone()  # the caller's module stays as it is
     else:
-        module = (context or Context()).parse(source)
-    signatures = {name: module.signature(name) for name in module.functions()}
+        module = (context or Context()).parse(source, source_name=source_name)
+    signatures = {name: module.signature(name)
+                  for name in module.functions(public_only=True)}
     module.emit_c_interface()
     module.run_pipeline(pipeline)
     return Executable(ExecutionEngine(module, signatures, opt_level=opt_level))

@@ -23,6 +23,7 @@ MlirDialectRegistry = _handle("MlirDialectRegistry")
 MlirModule = _handle("MlirModule")
 MlirOperation = _handle("MlirOperation")
 MlirBlock = _handle("MlirBlock")
+MlirRegion = _handle("MlirRegion")
 MlirType = _handle("MlirType")
 MlirAttribute = _handle("MlirAttribute")
 MlirLocation = _handle("MlirLocation")
@@ -108,6 +109,11 @@ _SIGNATURES = {
     "mlirOperationGetAttributeByName": (MlirAttribute, [MlirOperation, MlirStringRef]),
     "mlirOperationPrint": (None, [MlirOperation, MlirStringCallback, _P]),
     "mlirOperationVerify": (ctypes.c_bool, [MlirOperation]),
+    "mlirOperationClone": (MlirOperation, [MlirOperation]),
+    "mlirModuleFromOperation": (MlirModule, [MlirOperation]),
+    "mlirOperationGetNumRegions": (ctypes.c_ssize_t, [MlirOperation]),
+    "mlirOperationGetRegion": (MlirRegion, [MlirOperation, ctypes.c_ssize_t]),
+    "mlirRegionGetFirstBlock": (MlirBlock, [MlirRegion]),
     "mlirStringAttrGetValue": (MlirStringRef, [MlirAttribute]),
     "mlirTypeAttrGetValue": (MlirType, [MlirAttribute]),
     "mlirAttributeIsAString": (ctypes.c_bool, [MlirAttribute]),

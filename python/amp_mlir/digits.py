@@ -74,8 +74,10 @@ def train(run, epochs, seed=0, lr=0.05, data=None, log=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--epochs", type=int, default=15)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--epochs", type=int, default=15,
+                        help="epochs per run (default 15; fewer may miss 95%%)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the weights and of the batch order (default 0)")
     args = parser.parse_args(argv)
     data = load_digits_split()
     print(f"digits: {len(data[0])} train / {len(data[2])} test images, batch {BATCH}, "
@@ -103,10 +105,19 @@ def main(argv=None):
         print(f"{run:>18}: final test accuracy {100 * results[run]['accuracy'][-1]:.2f}%, "
               f"{results[run]['seconds']:.1f} s")
     f32 = results["f32"]["accuracy"][-1]
-    ok = all(results[r]["accuracy"][-1] >= 0.95 and abs(results[r]["accuracy"][-1] - f32) <= 0.01
-             for r in names)
-    print("PASS" if ok else "FAIL", "(each run >= 95%, AMP within 1 point of f32)")
-    return 0 if ok else 1
+    failures = []
+    for r in names:
+        acc = results[r]["accuracy"][-1]
+        if acc < 0.95:
+            failures.append(f"{r} reached {100 * acc:.2f}% < 95%")
+        if abs(acc - f32) > 0.01:
+            failures.append(f"{r} is {100 * abs(acc - f32):.2f} points from f32")
+    if failures:
+        print("FAIL:", "; ".join(failures),
+              "(15 epochs or more are needed; fewer may not reach 95%)")
+        return 1
+    print("PASS (each run >= 95%, AMP within 1 point of f32)")
+    return 0
 
 
 if __name__ == "__main__":

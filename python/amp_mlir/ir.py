@@ -50,6 +50,9 @@ class Context:
         C.lib.mlirRegisterAllLLVMTranslations(self._ctx)
         self._pending = []
         self.warnings = []
+        # Name of the text being parsed or transformed: the C API parses
+        # every string as buffer "-", and the locations keep that name.
+        self._source_name = None
         self._handler = C.MlirDiagnosticHandler(self._on_diagnostic)
         self._handler_id = C.lib.mlirContextAttachDiagnosticHandler(
             self._ctx, self._handler, None, C.MlirDeleteUserData(0))
@@ -62,7 +65,10 @@ class Context:
             # loc("file":3:7) -> file:3:7, as mlir-opt prints it.
             m = re.fullmatch(r'loc\("(.*)":(\d+):(\d+)\)', loc)
             if m:
-                loc = f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
+                name = m.group(1)
+                if name == "-" and self._source_name:
+                    name = self._source_name
+                loc = f"{name}:{m.group(2)}:{m.group(3)}"
             msg = C.print_to_string(C.lib.mlirDiagnosticPrint, d)
             entry = (severity, loc, msg)
             self._pending.append(entry)
@@ -85,13 +91,17 @@ class Context:
             MLIRError: with the parser's or verifier's diagnostics.
         """
         self._take_diagnostics()
-        module = C.lib.mlirModuleCreateParse(self._ctx, C.MlirStringRef.of(text))
+        self._source_name = source_name
+        try:
+            module = C.lib.mlirModuleCreateParse(self._ctx, C.MlirStringRef.of(text))
+        finally:
+            self._source_name = None
         if C.is_null(module):
-            # The C API names the buffer "-"; use the caller's name.
-            diags = [(sev, source_name + loc[1:] if loc.startswith("-:") else loc, msg)
-                     for sev, loc, msg in self._take_diagnostics()]
-            raise MLIRError(f"failed to parse {source_name}", diags)
-        return Module(self, module)
+            raise MLIRError(f"failed to parse or verify {source_name}",
+                            self._take_diagnostics())
+        result = Module(self, module)
+        result.source_name = source_name
+        return result
 
     def __del__(self):
         ctx = getattr(self, "_ctx", None)
@@ -157,9 +167,11 @@ class FunctionSignature:
 class Module:
     """A parsed MLIR module owned by a :class:`Context`."""
 
-    def __init__(self, context, handle):
+    def __init__(self, context, handle, source_name=None):
         self.context = context
         self._module = handle
+        #: Name of the parsed text, used in diagnostic locations.
+        self.source_name = source_name
 
     @property
     def operation(self):
@@ -168,8 +180,10 @@ class Module:
     def __str__(self):
         return C.print_to_string(C.lib.mlirOperationPrint, self.operation)
 
-    def functions(self):
-        """Signatures of the module's top-level ``func.func`` ops, by name."""
+    def functions(self, public_only=False):
+        """Type texts ``(inputs, results)`` of the module's top-level
+        ``func.func`` ops, by name; with ``public_only``, only the public
+        functions with a body (the ones the JIT can call)."""
         out = {}
         op = C.lib.mlirBlockGetFirstOperation(C.lib.mlirModuleGetBody(self._module))
         while not C.is_null(op):
@@ -185,7 +199,14 @@ class Module:
                           for i in range(C.lib.mlirFunctionTypeGetNumInputs(ftype))]
                 results = [spec(C.lib.mlirFunctionTypeGetResult(ftype, i))
                            for i in range(C.lib.mlirFunctionTypeGetNumResults(ftype))]
-                out[sym] = (inputs, results)
+                visibility = C.lib.mlirOperationGetAttributeByName(
+                    op, C.MlirStringRef.of("sym_visibility"))
+                public = C.is_null(visibility) or \
+                    C.lib.mlirStringAttrGetValue(visibility).str() == "public"
+                has_body = not C.is_null(C.lib.mlirRegionGetFirstBlock(
+                    C.lib.mlirOperationGetRegion(op, 0)))
+                if public and has_body or not public_only:
+                    out[sym] = (inputs, results)
             op = C.lib.mlirOperationGetNextInBlock(op)
         return out
 
@@ -216,6 +237,7 @@ class Module:
             pipeline = f"builtin.module({pipeline})"
         ctx = self.context
         ctx._take_diagnostics()
+        ctx._source_name = self.source_name
         pm = C.lib.mlirPassManagerCreate(ctx._ctx)
         try:
             errors = []
@@ -231,7 +253,13 @@ class Module:
                                 ctx._take_diagnostics())
         finally:
             C.lib.mlirPassManagerDestroy(pm)
+            ctx._source_name = None
         return self
+
+    def clone(self):
+        """A deep copy of the module (in the same context)."""
+        op = C.lib.mlirOperationClone(self.operation)
+        return Module(self.context, C.lib.mlirModuleFromOperation(op), self.source_name)
 
     def emit_c_interface(self):
         """Marks every public function ``llvm.emit_c_interface`` (before

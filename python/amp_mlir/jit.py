@@ -52,6 +52,7 @@ def _scalar_ctype(element_type):
 
 
 _DESCRIPTORS = {}
+_RESULT_STRUCTS = {}
 
 
 def _descriptor_type(rank):
@@ -71,6 +72,21 @@ def _field_type(spec):
     return _scalar_ctype(spec.element_type) if spec.is_scalar else _descriptor_type(spec.rank)
 
 
+def _results_struct(results):
+    """The ctypes struct the C interface fills for several results (one
+    class per list of field types: ctypes caches a pointer type per class)."""
+    fields = tuple(_field_type(r) for r in results)
+    if fields not in _RESULT_STRUCTS:
+        _RESULT_STRUCTS[fields] = type("Results", (ctypes.Structure,), {
+            "_fields_": [(f"r{i}", t) for i, t in enumerate(fields)]})
+    return _RESULT_STRUCTS[fields]
+
+
+_INT_RANGES = {"i1": (0, 1), "i8": (-2 ** 7, 2 ** 7 - 1), "i16": (-2 ** 15, 2 ** 15 - 1),
+               "i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
+               "index": (-2 ** 63, 2 ** 63 - 1)}
+
+
 class ExecutionEngine:
     """JIT-compiles a module lowered to the LLVM dialect.
 
@@ -86,6 +102,8 @@ class ExecutionEngine:
     """
 
     def __init__(self, module, signatures, opt_level=3):
+        if opt_level not in (0, 1, 2, 3):
+            raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
         self.module = module
         self.signatures = dict(signatures)
         libs = C.lib.ampGetJitRuntimeLibraries().decode().split(";")
@@ -134,8 +152,7 @@ class ExecutionEngine:
             if len(results) == 1:
                 result_struct = _field_type(results[0])()
             else:
-                result_struct = type("Results", (ctypes.Structure,), {"_fields_": [
-                    (f"r{i}", _field_type(r)) for i, r in enumerate(results)]})()
+                result_struct = _results_struct(results)()
             ptr = ctypes.pointer(result_struct)
             keep_alive.append(ptr)
             packed.append(ctypes.cast(ctypes.pointer(ptr), ctypes.c_void_p))
@@ -162,20 +179,46 @@ class ExecutionEngine:
             return None
         if scalar_result is not None:
             return self._scalar_value(scalar_result, results[0])
+        # Results may share a buffer (the same value returned twice, or two
+        # results merged by CSE): each buffer is freed once, after all are
+        # copied.
+        to_free = set()
         if len(results) == 1:
-            return self._unpack_result(result_struct, results[0], input_ptrs)
-        out = [self._unpack_result(getattr(result_struct, f"r{i}"), r, input_ptrs)
-               for i, r in enumerate(results)]
-        return tuple(out)
+            out = self._unpack_result(result_struct, results[0], input_ptrs, to_free)
+        else:
+            out = tuple(self._unpack_result(getattr(result_struct, f"r{i}"), r,
+                                            input_ptrs, to_free)
+                        for i, r in enumerate(results))
+        for ptr in to_free:
+            C.libc.free(ptr)
+        return out
 
     @staticmethod
     def _pack_argument(name, i, arg, spec, keep_alive, input_ptrs):
         if spec.is_scalar:
-            value = _scalar_ctype(spec.element_type)(arg)
+            t = spec.element_type
+            if t in _INT_RANGES:
+                if isinstance(arg, (float, np.floating)) or not isinstance(
+                        arg, (int, np.integer, bool, np.bool_)):
+                    raise TypeError(f"@{name} argument #{i}: expected an integer "
+                                    f"({t}), got {type(arg).__name__}")
+                lo, hi = _INT_RANGES[t]
+                if t == "i1" and not isinstance(arg, (bool, np.bool_)) and arg not in (0, 1):
+                    raise ValueError(f"@{name} argument #{i}: {arg} is not a valid i1 (0/1/bool)")
+                if not lo <= int(arg) <= hi:
+                    raise OverflowError(f"@{name} argument #{i}: {arg} does not fit in {t} "
+                                        f"[{lo}, {hi}]")
+            elif not isinstance(arg, (int, float, np.integer, np.floating)):
+                raise TypeError(f"@{name} argument #{i}: expected a number ({t}), "
+                                f"got {type(arg).__name__}")
+            value = _scalar_ctype(t)(arg)
             keep_alive.append(value)
             return value
         dtype = numpy_dtype(spec.element_type)
-        array = np.asarray(arg)
+        if not isinstance(arg, np.ndarray):
+            # Python numbers and nested lists take the argument's dtype.
+            arg = np.asarray(arg, dtype=dtype)
+        array = arg
         if array.dtype != dtype:
             raise TypeError(f"@{name} argument #{i}: expected dtype {dtype} "
                             f"({spec!r}), got {array.dtype}")
@@ -208,7 +251,7 @@ class ExecutionEngine:
         return bool(v) if spec.element_type == "i1" else v
 
     @staticmethod
-    def _unpack_result(value, spec, input_ptrs):
+    def _unpack_result(value, spec, input_ptrs, to_free):
         if spec.is_scalar:
             return ExecutionEngine._scalar_value(value, spec) \
                 if hasattr(value, "value") else (bool(value) if spec.element_type == "i1" else value)
@@ -229,5 +272,5 @@ class ExecutionEngine:
         # Buffers the function allocated are ours to free; an argument's
         # buffer returned as it is belongs to its (private) copy.
         if value.allocated and value.allocated not in input_ptrs:
-            C.libc.free(value.allocated)
+            to_free.add(value.allocated)
         return out

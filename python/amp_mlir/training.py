@@ -43,6 +43,12 @@ class Layer:
         raise NotImplementedError
 
 
+def _positive(**values):
+    for name, v in values.items():
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+
+
 def _uniform(shape, bound):
     return lambda rng: rng.uniform(-bound, bound, size=shape).astype(np.float32)
 
@@ -52,6 +58,7 @@ class Linear(Layer):
     initialized uniform in ``±1/sqrt(in)`` as ``torch.nn.Linear``."""
 
     def __init__(self, in_features, out_features):
+        _positive(in_features=in_features, out_features=out_features)
         self.in_features, self.out_features = in_features, out_features
 
     def params(self):
@@ -97,6 +104,9 @@ class LayerNorm(Layer):
     bias 0 at initialization)."""
 
     def __init__(self, n, eps=1e-5):
+        _positive(n=n)
+        if not eps > 0:
+            raise ValueError(f"eps must be positive, got {eps!r}")
         self.n, self.eps = n, eps
 
     def params(self):
@@ -114,6 +124,7 @@ class TransformerBlock(Layer):
     softmax of ``q k^T / sqrt(d / heads)`` over each sequence (no mask)."""
 
     def __init__(self, d, heads, seq_len, mlp_ratio=4, eps=1e-5):
+        _positive(d=d, heads=heads, seq_len=seq_len, mlp_ratio=mlp_ratio)
         if d % heads:
             raise ValueError(f"TransformerBlock: d={d} is not a multiple of heads={heads}")
         self.d, self.heads, self.seq_len, self.hidden, self.eps = \
@@ -290,7 +301,12 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     params...) -> logits``.
     """
     _check_autocast(autocast)
+    _positive(batch=batch, in_features=in_features, classes=classes)
+    if eval_batch is not None:
+        _positive(eval_batch=eval_batch)
     params = _model_params(layers)
+    if not params:
+        raise ValueError("the model has no parameters: there is nothing to train")
     pspecs = [(n, s) for n, s, _ in params]
     sspecs = optimizer.state(pspecs)
     g = Graph("f32")
@@ -447,6 +463,10 @@ class Trainer:
                  loss_scaling=False, eval_batch=None, seed=0, init_scale=65536.0,
                  mode="graph"):
         from . import compile as amp_compile
+        if loss_scaling and not (np.isfinite(init_scale) and init_scale > 0):
+            raise ValueError(f"init_scale must be finite and positive, got {init_scale!r}")
+        if loss_scaling and init_scale > float(np.finfo(np.float32).max):
+            raise ValueError(f"init_scale {init_scale!r} overflows f32")
         self.layers, self.batch, self.optimizer = layers, batch, optimizer
         self.loss_scaling = loss_scaling
         self.eval_batch = eval_batch or batch

@@ -143,3 +143,97 @@ def test_pipeline_text_roundtrip():
     module.run_pipeline("amp-autocast")
     text = str(module)
     assert "linalg.matmul" in text and "bf16" in text and "amp.autocast" not in text
+
+
+def test_shared_result_buffers_are_freed_once():
+    """Two results merged into one buffer (CSE) or returned twice."""
+    text = """func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %a = arith.addf %x, %x : tensor<4xf32>
+  %b = arith.addf %x, %x : tensor<4xf32>
+  return %a, %b, %a : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}"""
+    exe = amp.compile(text)
+    for _ in range(3):
+        a, b, c = exe.invoke("f", np.ones(4, np.float32))
+        for r in (a, b, c):
+            np.testing.assert_array_equal(r, [2, 2, 2, 2])
+
+
+def test_many_calls_do_not_grow_ctypes_caches(exe):
+    import ctypes
+    exe.many(np.zeros(2, np.float32), 1.0)
+    before = len(ctypes._pointer_type_cache)
+    for _ in range(200):
+        exe.many(np.zeros(2, np.float32), 1.0)
+    assert len(ctypes._pointer_type_cache) == before
+
+
+INTS = """func.func @ints(%a: i8, %b: i32, %c: i1, %d: f32) -> i32 {
+  %a32 = arith.extsi %a : i8 to i32
+  %s = arith.addi %a32, %b : i32
+  %c32 = arith.extui %c : i1 to i32
+  %t = arith.addi %s, %c32 : i32
+  return %t : i32
+}"""
+
+
+def test_integer_scalars_are_range_checked():
+    exe = amp.compile(INTS)
+    assert exe.ints(-5, 100, True, 0.0) == 96
+    with pytest.raises(OverflowError, match=r"argument #0: 300 does not fit in i8"):
+        exe.ints(300, 0, False, 0.0)
+    with pytest.raises(OverflowError, match=r"argument #1: 1099511627776 does not fit in i32"):
+        exe.ints(0, 2 ** 40, False, 0.0)
+    with pytest.raises(ValueError, match=r"argument #2: 5 is not a valid i1"):
+        exe.ints(0, 0, 5, 0.0)
+    with pytest.raises(TypeError, match=r"argument #1: expected an integer \(i32\), got float"):
+        exe.ints(0, 1.5, False, 0.0)
+    with pytest.raises(TypeError, match=r"argument #3: expected a number \(f32\), got str"):
+        exe.ints(0, 0, False, "x")
+
+
+def test_python_numbers_for_tensor_arguments(exe):
+    assert exe.invoke("scalar", 2.5) == 2.5
+    np.testing.assert_allclose(exe.many([0.0, 1.0], 0.0)[0], [1.0, np.e], rtol=1e-6)
+
+
+def test_declarations_and_private_functions_are_not_callable():
+    text = """func.func private @printMemrefF32(tensor<*xf32>)
+func.func private @helper(%v: vector<4xf32>) -> vector<4xf32> { return %v : vector<4xf32> }
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> { return %x : tensor<2xf32> }"""
+    exe = amp.compile(text)
+    assert list(exe.signatures) == ["f"]
+    np.testing.assert_array_equal(exe.f(np.array([1, 2], np.float32)), [1, 2])
+
+
+def test_compile_leaves_a_module_unchanged():
+    module = amp.Context().parse(MATMUL)
+    text = str(module)
+    first = amp.compile(module)
+    second = amp.compile(module)
+    assert str(module) == text
+    x, w = np.ones((4, 8), np.float32), np.ones((8, 3), np.float32)
+    np.testing.assert_array_equal(first.mm(x, w), second.mm(x, w))
+
+
+def test_bad_opt_level():
+    with pytest.raises(ValueError, match="opt_level must be 0, 1, 2 or 3, got 7"):
+        amp.compile(MATMUL, opt_level=7)
+
+
+def test_pass_remarks_keep_the_source_name():
+    ctx = amp.Context()
+    text = """func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = amp.autocast device_type(cuda) -> tensor<4x4xf32> {
+    %c = arith.constant dense<1.0e30> : tensor<4x4xf32>
+    %z = arith.constant dense<0.0> : tensor<4x4xf32>
+    %y = linalg.matmul ins(%x, %c : tensor<4x4xf32>, tensor<4x4xf32>)
+                       outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+    amp.yield %y : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}"""
+    module = ctx.parse(text, source_name="w.mlir")
+    module.run_pipeline("amp-autocast")
+    assert ctx.warnings, "expected a remark about the constant that overflows f16"
+    assert all(loc.startswith("w.mlir:") for _, loc, _ in ctx.warnings), ctx.warnings

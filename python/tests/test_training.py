@@ -129,3 +129,29 @@ def test_bad_autocast_argument():
 def test_wrong_model_width():
     with pytest.raises(ValueError, match=r"the model produces \(4, 3\), expected \(4, 5\)"):
         Trainer([Linear(2, 3)], 4, 2, 5, SGD())
+
+
+@pytest.mark.parametrize("scale", [0.0, -1.0, float("inf"), float("nan"), 1e39])
+def test_bad_init_scale(scale):
+    with pytest.raises(ValueError, match="init_scale"):
+        Trainer([Linear(3, 2)], 4, 3, 2, SGD(), loss_scaling=True, init_scale=scale)
+
+
+def test_model_without_parameters():
+    with pytest.raises(ValueError, match="the model has no parameters"):
+        Trainer([ReLU()], 2, 3, 3, SGD(), loss_scaling=True)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: TransformerBlock(4, 0, 1), "heads must be a positive integer, got 0"),
+    (lambda: TransformerBlock(4, 2, 0), "seq_len must be a positive integer, got 0"),
+    (lambda: TransformerBlock(6, 4, 2), "d=6 is not a multiple of heads=4"),
+    (lambda: Linear(0, 2), "in_features must be a positive integer, got 0"),
+    (lambda: LayerNorm(4, eps=0.0), "eps must be positive"),
+    (lambda: Trainer([Linear(2, 2)], 0, 2, 2, SGD()), "batch must be a positive integer, got 0"),
+    (lambda: Trainer([TransformerBlock(4, 2, 3), Linear(4, 2)], 4, 4, 2, SGD()),
+     "4 rows are not whole sequences of 3"),
+])
+def test_bad_layer_arguments(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()

@@ -199,17 +199,24 @@ void lowerStepIfFinite(RewriterBase &rewriter, StepIfFiniteOp op) {
   Location loc = op.getLoc();
   auto ifOp = scf::IfOp::create(rewriter, loc, op.getResultTypes(),
                                 op.getFoundInf(), /*withElseRegion=*/true);
+  // Without results, scf.if's builder has put empty yields in both blocks.
+  bool hasResults = !op.getResultTypes().empty();
   // Then (found inf/NaN): the kept values, untouched.
-  rewriter.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(rewriter, loc, op.getKeep());
-  // Else: the update, moved as it is.
+  if (hasResults) {
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(rewriter, loc, op.getKeep());
+  }
+  // Else: the update, moved as it is, its amp.yield becoming scf.yield.
   Block *elseBlock = ifOp.elseBlock();
   YieldOp yield = op.getYield();
-  rewriter.setInsertionPoint(yield);
-  scf::YieldOp::create(rewriter, yield.getLoc(), yield.getOperands());
+  if (hasResults) {
+    rewriter.setInsertionPoint(yield);
+    scf::YieldOp::create(rewriter, yield.getLoc(), yield.getOperands());
+  }
   rewriter.eraseOp(yield);
   rewriter.inlineBlockBefore(&op.getBody().front(), elseBlock,
-                             elseBlock->end());
+                             hasResults ? elseBlock->end()
+                                        : elseBlock->getTerminator()->getIterator());
   rewriter.replaceOp(op, ifOp.getResults());
 }
 

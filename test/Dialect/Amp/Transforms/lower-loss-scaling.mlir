@@ -92,3 +92,24 @@ func.func @step(%w: tensor<4xf32>, %g: tensor<4xf32>, %inf: i1) -> tensor<4xf32>
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Without kept values (an update with side effects only) the scf.if has no
+// results and the update is its else branch.
+// CHECK-LABEL: func @step_side_effects
+// CHECK-SAME: (%[[M:.*]]: memref<4xf32>, %[[V:.*]]: f32, %[[INF:.*]]: i1)
+// CHECK: scf.if %[[INF]] {
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   %[[C:.*]] = arith.constant 0 : index
+// CHECK-NEXT:   memref.store %[[V]], %[[M]][%[[C]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @step_side_effects(%m: memref<4xf32>, %v: f32, %inf: i1) {
+  amp.step_if_finite %inf keep() {
+    %c0 = arith.constant 0 : index
+    memref.store %v, %m[%c0] : memref<4xf32>
+    amp.yield
+  }
+  return
+}

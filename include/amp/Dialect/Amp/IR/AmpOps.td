@@ -175,7 +175,10 @@ def Amp_ScaleLossOp : Amp_Op<"scale_loss", [
   let description = [{
     `GradScaler.scale(outputs)`: returns `loss * scale`. The loss is an f32,
     f16 or bf16 scalar or ranked tensor of any shape; the product is computed
-    in f32 and rounded once to the loss's type. Because backpropagation is
+    in f32 and rounded once to the loss's type. (PyTorch promotes a 0-d
+    f16/bf16 loss times the 0-d f32 scale to f32; here the result keeps the
+    loss type, so compute losses in f32, as autocast does: losses are on the
+    fp32 list.) Because backpropagation is
     linear, scaling the seed gradient of a hand-written backward pass is the
     same as backpropagating the scaled loss.
 
@@ -280,7 +283,11 @@ def Amp_StepIfFiniteOp : Amp_Op<"step_if_finite", [
 
     The region has one block without arguments and reads values defined
     above; it ends with `amp.yield`, whose operand types equal the result
-    types. Verifier error: yield types that differ from the `keep` types.
+    types. With no kept values the update works by side effects (stores).
+    The cast policy leaves the op and its region alone (`keep`): an
+    optimizer update runs at the types it is written in, even inside an
+    autocast region. Verifier error: yield types that differ from the
+    `keep` types.
   }];
   let arguments = (ins I1:$found_inf, Variadic<AnyType>:$keep);
   let results = (outs Variadic<AnyType>:$results);
