@@ -67,8 +67,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   }
 
   // 1. The cast policy, then upstream dialects only.
-  if (options.autocast)
-    pm.addPass(createAmpAutocast(AmpAutocastOptions{/*mode=*/options.mode}));
+  if (options.autocast) {
+    AmpAutocastOptions autocastOptions;
+    autocastOptions.mode = options.mode;
+    pm.addPass(createAmpAutocast(autocastOptions));
+  }
   pm.addNestedPass<func::FuncOp>(createAmpFp32Accumulation());
   pm.addPass(createAmpLowerCast());
   pm.addPass(createAmpLowerLossScaling());
