@@ -47,3 +47,11 @@ def _cuda_device_present():
 
 if _cuda_device_present():
     config.available_features.add("cuda-device")
+
+# `ptxas`: CUDA's PTX assembler, to check the PTX of amp-cuda-pipeline.
+import shutil
+_ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "AmpCAPIConfig.h"
 
@@ -22,6 +23,8 @@ MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Amp, amp, mlir::amp::AmpDialect)
 void ampRegisterAllDialects(MlirDialectRegistry registry) {
   mlirRegisterAllDialects(registry);
   mlir::amp::registerAllAmpDialects(*unwrap(registry));
+  // gpu-module-to-binary translates kernels to LLVM IR inside a pipeline.
+  mlir::registerAllToLLVMIRTranslations(*unwrap(registry));
 }
 
 void ampRegisterAllPasses(void) {

@@ -17,4 +17,5 @@ void mlir::amp::registerAllAmpDialects(DialectRegistry &registry) {
 void mlir::amp::registerAllAmpPasses() {
   registerAmpPasses();
   registerCpuPipeline();
+  registerCudaPipeline();
 }

@@ -25,12 +25,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-/// Adds a textual list of passes (not wrapped in builtin.module) to `pm`.
-static LogicalResult addPasses(OpPassManager &pm, StringRef passes,
-                               std::string &errorMessage) {
-  llvm::raw_string_ostream os(errorMessage);
-  return parsePassPipeline(passes, pm, os);
-}
 
 LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                                           const CpuPipelineOptions &options,
@@ -66,27 +60,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     }
   }
 
-  // 1. The cast policy, then upstream dialects only.
-  if (options.autocast) {
-    AmpAutocastOptions autocastOptions;
-    autocastOptions.mode = options.mode;
-    pm.addPass(createAmpAutocast(autocastOptions));
-  }
-  pm.addNestedPass<func::FuncOp>(createAmpFp32Accumulation());
-  pm.addPass(createAmpLowerCast());
-  pm.addPass(createAmpLowerLossScaling());
-  pm.addNestedPass<func::FuncOp>(createAmpDecomposeAggregatedOps());
-  pm.addPass(createCanonicalizerPass());
-
-  // 2. To linalg on tensors (tosa.const to arith.constant: the upstream
-  // tosa-to-linalg pipeline leaves it).
-  TosaToLinalgOptions tosaOptions;
-  tosaOptions.aggressiveReduceConstant = true;
-  tosa::addTosaToLinalgPasses(pm, tosaOptions);
-  if (failed(addPasses(pm,
-                       "func.func(tosa-to-arith,convert-elementwise-to-linalg,"
-                       "linalg-fuse-elementwise-ops,canonicalize,cse)",
-                       errorMessage)))
+  // 1-2. The cast policy, upstream dialects only, linalg on tensors.
+  if (failed(addAmpFrontEnd(pm, options.autocast, options.mode, errorMessage)))
     return failure();
 
   // 3. Code generation for contractions, on tensors.
@@ -95,7 +70,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.registerTile = llvm::to_vector(options.registerTile);
   tileOptions.parallel = options.parallel;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
-  if (failed(addPasses(pm,
+  if (failed(addPassList(pm,
                        "func.func(canonicalize,cse,loop-invariant-subset-hoisting,"
                        "canonicalize)",
                        errorMessage)))
@@ -103,7 +78,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
 
   // 4. Buffers. Loops may yield new tensors (autocast puts casts of
   // loop-carried values inside scf.for bodies): allow-return-allocs-from-loops.
-  if (failed(addPasses(
+  if (failed(addPassList(
           pm,
           "one-shot-bufferize{bufferize-function-boundaries "
           "function-boundary-type-conversion=identity-layout-map "
@@ -119,7 +94,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // synchronous: when the call returns no worker runs JIT code any more, so
   // an ExecutionEngine can be destroyed at any time after a call.
   if (options.parallel &&
-      failed(addPasses(pm, "scf-forall-to-parallel,convert-scf-to-openmp",
+      failed(addPassList(pm, "scf-forall-to-parallel,convert-scf-to-openmp",
                        errorMessage)))
     return failure();
 
@@ -129,7 +104,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
   // has no instruction; math on f16/bf16 runs in f32. lower-affine runs
   // again after expand-strided-metadata, which creates affine.apply ops.
-  if (failed(addPasses(
+  if (failed(addPassList(
           pm,
           "func.func(convert-linalg-to-loops,lower-vector-multi-reduction),"
           "lower-affine,"

@@ -10,6 +10,11 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#ifndef AMP_CUDA_TOOLKIT_DEFAULT
+#define AMP_CUDA_TOOLKIT_DEFAULT ""
+#endif
+
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -49,12 +54,64 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 
 /// Adds the CPU pipeline to `pm` (anchored on builtin.module). Fails, with
 /// a message in `errorMessage`, on an invalid option value.
+/// Adds a textual list of passes (not wrapped in builtin.module) to `pm`.
+LogicalResult addPassList(OpPassManager &pm, llvm::StringRef passes,
+                          std::string &errorMessage);
+
+/// The device-independent start of the pipelines: amp-autocast (when
+/// `autocast`, in `mode`), amp-fp32-accumulation, amp-lower-cast,
+/// amp-lower-loss-scaling, amp-decompose-aggregated-ops, tosa -> linalg,
+/// tosa-to-arith, convert-elementwise-to-linalg, elementwise fusion.
+LogicalResult addAmpFrontEnd(OpPassManager &pm, bool autocast,
+                             llvm::StringRef mode, std::string &errorMessage);
+
 LogicalResult buildCpuPipeline(OpPassManager &pm,
                                const CpuPipelineOptions &options,
                                std::string &errorMessage);
 
 /// Registers `amp-cpu-pipeline`.
 void registerCpuPipeline();
+
+struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
+  PassOptions::Option<bool> autocast{
+      *this, "autocast",
+      llvm::cl::desc("Apply the cast policy to autocast regions"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> mode{
+      *this, "mode",
+      llvm::cl::desc("amp-autocast mode: graph or eager"),
+      llvm::cl::init("graph")};
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target GPU: sm_70 ... sm_120 (tensor cores need "
+                     "sm_80+ in this pipeline)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> gemm{
+      *this, "gemm",
+      llvm::cl::desc("Contractions: codegen (mma.sync kernels); cublas is "
+                     "not implemented yet"),
+      llvm::cl::init("codegen")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary: isa (PTX, JIT-compiled by the driver), "
+                     "bin (cubin, needs ptxas) or fatbin"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit directory (libdevice, ptxas); default: "
+                     "the one found when amp-mlir was configured"),
+      llvm::cl::init(AMP_CUDA_TOOLKIT_DEFAULT)};
+};
+
+/// The PTX ISA version feature LLVM needs for `chip` ("+ptx80" for sm_90),
+/// or nothing for an unknown chip.
+std::optional<std::string> getPtxFeatures(llvm::StringRef chip);
+
+LogicalResult buildCudaPipeline(OpPassManager &pm,
+                                const CudaPipelineOptions &options,
+                                std::string &errorMessage);
+
+void registerCudaPipeline();
 
 } // namespace amp
 } // namespace mlir

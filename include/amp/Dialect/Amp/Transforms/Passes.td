@@ -166,6 +166,59 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
                            "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"];
 }
 
+def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "ModuleOp"> {
+  let summary = "Map f16 -> f32 matmuls on buffers to tensor-core code (mma.sync m16n8k16)";
+  let description = [{
+    Every `linalg.matmul` on static, identity-layout buffers with f16 x f16
+    inputs and an f32 output (what `amp-fp32-accumulation` makes of an
+    autocast matmul) whose m, n, k are multiples of 16, 8, 16
+    becomes a `gpu.launch`: one block of one warp per 16 x 8 output tile,
+    a loop over k in steps of 16, and a mixed-precision `vector.contract`
+    (f16 operands, f32 accumulator) mapped to `nvgpu.mma.sync` with
+    `mmaShape = [16, 8, 16]` by upstream's vector-to-nvgpu conversion, run
+    on these launches only (on whole functions MLIR 22's
+    `convert-vector-to-gpu{use-nvgpu}` fails on every scalar f16 -> f32
+    `arith.extf`). The schedule is
+    a transform-dialect script run by the interpreter (upstream's
+    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls).
+
+    Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
+    with a remark saying why (shape, dynamic sizes, layout, or bf16: MLIR
+    22's `convert-vector-to-gpu` cannot load bf16 mma.sync fragments). On a chip
+    below sm_80, which has no m16n8k16 mma.sync, every such matmul stays
+    and gets a warning. Error: a `chip` that is not `sm_<NN>[a]`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU (sm_80 or later for tensor cores)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::transform::TransformDialect",
+                           "::mlir::nvgpu::NVGPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
+}
+
+def AmpGpuManagedMemory : Pass<"amp-gpu-managed-memory", "ModuleOp"> {
+  let summary = "Put the host code's buffers in CUDA managed memory for GPU kernels";
+  let description = [{
+    Runs on bufferized host code with `gpu.launch` kernels. Every
+    `memref.alloc` becomes `gpu.alloc host_shared` (CUDA managed memory,
+    readable by kernels and by the host code between them),
+    `memref.dealloc` a waited-for async `gpu.dealloc`, and every
+    `memref.get_global` a managed copy of the constant. Public functions
+    keep a host-memory ABI: memref arguments are copied into managed
+    buffers on entry, memref results are copied into `memref.alloc` buffers
+    (malloc) before returning, and the managed copies are freed. Ops inside
+    `gpu.launch` bodies are left alone. Errors: a `memref.alloca` in host
+    code (a stack buffer kernels cannot read), a non-identity allocation.
+
+    This is the first memory model of `amp-cuda-pipeline`: correct, but it
+    copies arguments and constants on every call; keeping weights resident
+    on the device across calls is the next step.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def AmpDecomposeAggregatedOps : Pass<"amp-decompose-aggregated-ops", "func::FuncOp"> {
   let summary = "Decompose linalg aggregated ops (linalg.softmax) into linalg.generic";
   let description = [{

@@ -1,0 +1,159 @@
+//===- CudaPipeline.cpp - amp-cuda-pipeline -------------------------------===//
+//
+// Autocast IR to the LLVM dialect with NVVM kernels, for the CUDA JIT
+// (amp-runner + libamp_cuda_runtime). The stages:
+//   1-2. the device-independent front end (cast policy, linalg on tensors);
+//   3. one-shot bufferization across functions, deallocation;
+//   4. f16 -> f32 matmuls to tensor-core kernels (mma.sync m16n8k16, f32
+//      accumulators): amp-gpu-tensor-core-contractions;
+//   5. everything else through parallel loops to gpu.launch (SIMT kernels;
+//      reductions loop inside a thread, full reductions on the host);
+//   6. host buffers in CUDA managed memory, host-memory function ABI:
+//      amp-gpu-managed-memory;
+//   7. upstream gpu-lower-to-nvvm-pipeline: kernel outlining, NVVM, PTX
+//      (and cubin/fatbin with ptxas), gpu-to-llvm for the host side.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Pipelines/Pipelines.h"
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+std::optional<std::string> mlir::amp::getPtxFeatures(StringRef chip) {
+  StringRef base = chip;
+  base.consume_back("a");
+  base.consume_back("f");
+  // The first PTX ISA version of each chip (PTX ISA release notes).
+  std::optional<StringRef> ptx =
+      llvm::StringSwitch<std::optional<StringRef>>(base)
+          .Case("sm_70", "+ptx60")
+          .Case("sm_72", "+ptx61")
+          .Case("sm_75", "+ptx63")
+          .Case("sm_80", "+ptx70")
+          .Case("sm_86", "+ptx71")
+          .Case("sm_87", "+ptx74")
+          .Case("sm_89", "+ptx78")
+          .Case("sm_90", "+ptx80")
+          .Case("sm_100", "+ptx86")
+          .Case("sm_120", "+ptx87")
+          .Default(std::nullopt);
+  if (!ptx)
+    return std::nullopt;
+  return ptx->str();
+}
+
+LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
+                                           const CudaPipelineOptions &options,
+                                           std::string &errorMessage) {
+  if (options.mode != "graph" && options.mode != "eager") {
+    errorMessage = "amp-cuda-pipeline: mode must be 'graph' or 'eager', got '" +
+                   options.mode + "'";
+    return failure();
+  }
+  std::optional<std::string> ptx = getPtxFeatures(options.chip);
+  if (!ptx) {
+    errorMessage = "amp-cuda-pipeline: unknown chip '" + options.chip +
+                   "' (sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, "
+                   "sm_90[a], sm_100[a], sm_120[a])";
+    return failure();
+  }
+  if (options.gemm == "cublas") {
+    errorMessage = "amp-cuda-pipeline: gemm=cublas is not implemented yet; "
+                   "use gemm=codegen";
+    return failure();
+  }
+  if (options.gemm != "codegen") {
+    errorMessage = "amp-cuda-pipeline: gemm must be codegen or cublas, got '" +
+                   options.gemm + "'";
+    return failure();
+  }
+  if (!llvm::is_contained({"isa", "bin", "fatbin"}, StringRef(options.format))) {
+    errorMessage = "amp-cuda-pipeline: format must be isa, bin or fatbin, got '" +
+                   options.format + "'";
+    return failure();
+  }
+
+  // 1-2. Cast policy, linalg on tensors.
+  if (failed(addAmpFrontEnd(pm, options.autocast, options.mode, errorMessage)))
+    return failure();
+
+  // 3. Buffers.
+  if (failed(addPassList(
+          pm,
+          "one-shot-bufferize{bufferize-function-boundaries "
+          "function-boundary-type-conversion=identity-layout-map "
+          "allow-return-allocs-from-loops},"
+          "func.func(buffer-hoisting,buffer-loop-hoisting),"
+          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+          "canonicalize,cse",
+          errorMessage)))
+    return failure();
+
+  // 4. Tensor cores.
+  AmpGpuTensorCoreContractionsOptions tcOptions;
+  tcOptions.chip = options.chip;
+  pm.addPass(createAmpGpuTensorCoreContractions(tcOptions));
+
+  // 5. SIMT kernels for the rest: 32 x 8 threads per block over the two
+  // outer parallel dimensions.
+  if (failed(addPassList(
+          pm,
+          "func.func(convert-linalg-to-parallel-loops,"
+          "scf-parallel-loop-tiling{parallel-loop-tile-sizes=32,8 "
+          "no-min-max-bounds=true},"
+          "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
+          "canonicalize,cse",
+          errorMessage)))
+    return failure();
+
+  // 6. Memory the kernels can read.
+  pm.addPass(createAmpGpuManagedMemory());
+
+  // 7. Kernels to NVVM and a binary, host code to LLVM: upstream's
+  // gpu-lower-to-nvvm-pipeline, spelled out so that gpu-module-to-binary
+  // gets the CUDA toolkit (libdevice for __nv_* math functions, ptxas)
+  // without relying on PATH or CUDA_HOME.
+  std::string toolkit = options.toolkit;
+  std::string lower =
+      "lower-affine,convert-nvgpu-to-nvvm,gpu-kernel-outlining,"
+      "convert-vector-to-scf,convert-scf-to-cf,convert-nvvm-to-llvm,"
+      "convert-func-to-llvm,expand-strided-metadata,"
+      "nvvm-attach-target{chip=" +
+      options.chip + " features=" + *ptx +
+      " O=3},lower-affine,convert-arith-to-llvm,convert-index-to-llvm,"
+      "canonicalize,cse,"
+      "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
+      "reconcile-unrealized-casts),"
+      "gpu-to-llvm,gpu-module-to-binary{format=" +
+      options.format + (toolkit.empty() ? "" : " toolkit=" + toolkit) +
+      "},convert-math-to-llvm,canonicalize,cse,reconcile-unrealized-casts";
+  return addPassList(pm, lower, errorMessage);
+}
+
+void mlir::amp::registerCudaPipeline() {
+  registerPassPipeline(
+      "amp-cuda-pipeline",
+      "Autocast IR (tosa, linalg on tensors, arith/math/tensor) to the LLVM "
+      "dialect with NVVM kernels: cast policy, fp32 accumulation, tensor-core "
+      "matmuls (mma.sync), SIMT kernels for the rest, managed memory, PTX",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CudaPipelineOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        std::string message;
+        if (failed(buildCudaPipeline(pm, options, message)))
+          return errorHandler(message);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(CudaPipelineOptions());
+      });
+}

@@ -1,0 +1,10 @@
+// GPU execution of cases C01 (f16 dot of 4096 ones: 4096 with fp32
+// accumulation), C03 (bf16 1024^2 matmul) and C05 (masked softmax) with
+// amp-cuda-pipeline, JIT-run by amp-runner on the project's CUDA runtime.
+// The inputs and expected values are the CPU tests' (test/JIT).
+//
+// REQUIRES: cuda-device
+// RUN: amp-opt %S/../JIT/c01-f16-dot.mlir --amp-cuda-pipeline | amp-runner -e main --entry-point-result=void | FileCheck %S/../JIT/c01-f16-dot.mlir
+// RUN: amp-opt %S/../JIT/c03-bf16-matmul.mlir --amp-cuda-pipeline | amp-runner -e main --entry-point-result=void | FileCheck %S/../JIT/c03-bf16-matmul.mlir
+// RUN: amp-opt %S/../JIT/c05-masked-softmax.mlir --amp-cuda-pipeline | amp-runner -e main --entry-point-result=void | FileCheck %S/../JIT/c05-masked-softmax.mlir
+// RUN: amp-opt %S/../JIT/c14-loss-scaling.mlir --amp-cuda-pipeline | amp-runner -e main --entry-point-result=void | FileCheck %S/../JIT/c14-loss-scaling.mlir

@@ -1,0 +1,30 @@
+// Every kernel amp-cuda-pipeline makes of a real model (resnet18: im2col-free
+// convolutions, batch norm, pooling, the classifier) and of an f16 autocast
+// layer is PTX that CUDA's assembler accepts for sm_90.
+//
+// REQUIRES: ptxas
+// RUN: amp-opt %models/resnet18.mlir --amp-cuda-pipeline=format=isa -o %t.resnet18.mlir
+// RUN: %python %amp_src_root/utils/extract_ptx.py %t.resnet18.mlir %t.resnet18 --ptxas %ptxas --arch sm_90 | FileCheck %s --check-prefix=RESNET
+// RUN: amp-opt %s --amp-cuda-pipeline=format=isa -o %t.layer.mlir
+// RUN: %python %amp_src_root/utils/extract_ptx.py %t.layer.mlir %t.layer --ptxas %ptxas --arch sm_90 | FileCheck %s --check-prefix=LAYER
+// RUN: cat %t.layer/*.ptx | FileCheck %s --check-prefix=PTX
+// RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_80" -o %t.sm80.mlir
+// RUN: %python %amp_src_root/utils/extract_ptx.py %t.sm80.mlir %t.sm80 --ptxas %ptxas --arch sm_80 | FileCheck %s --check-prefix=LAYER
+
+// RESNET-COUNT-60: ptxas -arch=sm_90: ok
+// LAYER-COUNT-3: ptxas -arch={{sm_[89]0}}: ok
+
+// PTX: .visible .entry
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+func.func @layer(%x: tensor<32x64xf32>, %w: tensor<64x16xf32>) -> tensor<32x16xf32> {
+  %r = amp.autocast device_type(cuda) -> tensor<32x16xf32> {
+    %z = tensor.empty() : tensor<32x16xf32>
+    %c = arith.constant 0.0 : f32
+    %zf = linalg.fill ins(%c : f32) outs(%z : tensor<32x16xf32>) -> tensor<32x16xf32>
+    %y = linalg.matmul ins(%x, %w : tensor<32x64xf32>, tensor<64x16xf32>) outs(%zf : tensor<32x16xf32>) -> tensor<32x16xf32>
+    %t = math.tanh %y : tensor<32x16xf32>
+    amp.yield %t : tensor<32x16xf32>
+  }
+  return %r : tensor<32x16xf32>
+}
