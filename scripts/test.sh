@@ -13,7 +13,7 @@ trap 'rm -f "$log"' EXIT
 status=0
 bash "$root/scripts/build.sh" check-amp 2>&1 | tee "$log" || status=$?
 
-count() { grep -oE "^ *$1: *[0-9]+" "$log" | grep -oE '[0-9]+$' | tail -1 || true; }
+count() { grep -oE "^ *$1 *: *[0-9]+" "$log" | grep -oE '[0-9]+$' | tail -1 || true; }
 passed=$(count Passed); failed=$(count Failed)
 unsupported=$(count Unsupported)
 passed=${passed:-0}; failed=${failed:-0}; unsupported=${unsupported:-0}
