@@ -4,8 +4,9 @@
 // (amp-runner + libamp_cuda_runtime). The stages:
 //   1-2. the device-independent front end (cast policy, linalg on tensors);
 //   3. one-shot bufferization across functions, deallocation;
-//   4. f16 -> f32 matmuls to tensor-core kernels (mma.sync m16n8k16, f32
-//      accumulators): amp-gpu-tensor-core-contractions;
+//   4. matmuls to cuBLAS calls (gemm=cublas: amp-gpu-cublas-contractions),
+//      f16 -> f32 matmuls left to tensor-core kernels (mma.sync m16n8k16,
+//      f32 accumulators): amp-gpu-tensor-core-contractions;
 //   5. everything else through parallel loops to gpu.launch (SIMT kernels;
 //      reductions loop inside a thread, full reductions on the host);
 //   6. host buffers in CUDA managed memory, host-memory function ABI:
@@ -64,12 +65,7 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
                    "sm_90[a], sm_100[a], sm_120[a])";
     return failure();
   }
-  if (options.gemm == "cublas") {
-    errorMessage = "amp-cuda-pipeline: gemm=cublas is not implemented yet; "
-                   "use gemm=codegen";
-    return failure();
-  }
-  if (options.gemm != "codegen") {
+  if (options.gemm != "codegen" && options.gemm != "cublas") {
     errorMessage = "amp-cuda-pipeline: gemm must be codegen or cublas, got '" +
                    options.gemm + "'";
     return failure();
@@ -96,7 +92,10 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
           errorMessage)))
     return failure();
 
-  // 4. Tensor cores.
+  // 4. Contractions: cuBLAS calls (gemm=cublas), then tensor-core kernels
+  // for what remains.
+  if (options.gemm == "cublas")
+    pm.addPass(createAmpGpuCublasContractions());
   AmpGpuTensorCoreContractionsOptions tcOptions;
   tcOptions.chip = options.chip;
   pm.addPass(createAmpGpuTensorCoreContractions(tcOptions));

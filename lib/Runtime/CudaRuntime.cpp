@@ -15,11 +15,16 @@
 // explanation.
 //
 // Each call runs in the primary context of the default device (device 0,
-// or the one given to mgpuSetDefaultDevice), pushed for the call and popped
-// after it.
+// or the one given to mgpuSetDefaultDevice before the first call), pushed
+// for the call and popped after it.
+//
+// It also has the GEMM entry points of amp-cuda-pipeline{gemm=cublas}:
+// cublasGemmEx with f16/bf16/f32 inputs, f32 outputs and CUBLAS_COMPUTE_32F
+// (fp32 accumulation), cuBLAS opened with dlopen on first use as well.
 //
 //===----------------------------------------------------------------------===//
 
+#include <cublas_api.h>
 #include <cuda.h>
 
 #include <dlfcn.h>
@@ -30,6 +35,10 @@
 #include <mutex>
 
 #define AMP_EXPORT extern "C" __attribute__((visibility("default")))
+
+#ifndef AMP_CUDA_TOOLKIT_LIB64
+#define AMP_CUDA_TOOLKIT_LIB64 "/usr/local/cuda/lib64"
+#endif
 
 namespace {
 
@@ -68,7 +77,8 @@ struct Driver {
   X(cuMemsetD32Async)                                                          \
   X(cuMemsetD16Async)                                                          \
   X(cuMemHostRegister)                                                         \
-  X(cuMemHostUnregister)
+  X(cuMemHostUnregister)                                                       \
+  X(cuCtxSynchronize)
 #define AMP_DECLARE(name) decltype(&::name) name = nullptr;
   AMP_CU_FUNCTIONS(AMP_DECLARE)
 #undef AMP_DECLARE
@@ -358,4 +368,137 @@ AMP_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   if (device < 0)
     fail("mgpuSetDefaultDevice: negative device number");
   defaultDevice = device;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS GEMM (amp-cuda-pipeline{gemm=cublas})
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using CublasHandle = cublasHandle_t;
+using CublasStatus = cublasStatus_t;
+constexpr CublasStatus kCublasSuccess = CUBLAS_STATUS_SUCCESS;
+constexpr cudaDataType kCudaR32F = CUDA_R_32F, kCudaR16F = CUDA_R_16F,
+                       kCudaR16BF = CUDA_R_16BF;
+
+/// cuBLAS entry points (cublasGemmEx is overloaded in C++: its type is
+/// spelled out).
+struct Cublas {
+  CublasStatus (*create)(CublasHandle *) = nullptr;
+  CublasStatus (*gemmEx)(CublasHandle, cublasOperation_t, cublasOperation_t,
+                         int, int, int, const void *, const void *,
+                         cudaDataType, int, const void *, cudaDataType, int,
+                         const void *, void *, cudaDataType, int,
+                         cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+  const char *(*statusString)(CublasStatus) = nullptr;
+  CublasHandle handle = nullptr;
+};
+
+const Cublas &cublas() {
+  static Cublas c;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // The loader's search path first, then the toolkit found at configure
+    // time (its lib64 is often not on the search path).
+    void *lib = nullptr;
+    for (const char *name :
+         {"libcublas.so.13", "libcublas.so.12",
+          AMP_CUDA_TOOLKIT_LIB64 "/libcublas.so.13",
+          AMP_CUDA_TOOLKIT_LIB64 "/libcublas.so.12"})
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_GLOBAL)))
+        break;
+    if (!lib) {
+      std::fprintf(stderr, "amp-cuda-runtime: cannot load cuBLAS "
+                           "(libcublas.so.13 or .12, also in %s): %s\n",
+                   AMP_CUDA_TOOLKIT_LIB64, dlerror());
+      std::exit(EXIT_FAILURE);
+    }
+    c.create = reinterpret_cast<decltype(c.create)>(dlsym(lib, "cublasCreate_v2"));
+    c.gemmEx = reinterpret_cast<decltype(c.gemmEx)>(dlsym(lib, "cublasGemmEx"));
+    c.statusString = reinterpret_cast<decltype(c.statusString)>(
+        dlsym(lib, "cublasGetStatusString"));
+    if (!c.create || !c.gemmEx || !c.statusString)
+      fail("cuBLAS lacks cublasCreate_v2/cublasGemmEx/cublasGetStatusString");
+    CublasStatus status = c.create(&c.handle);
+    if (status != kCublasSuccess) {
+      std::fprintf(stderr, "amp-cuda-runtime: cublasCreate failed: %s\n",
+                   c.statusString(status));
+      std::exit(EXIT_FAILURE);
+    }
+  });
+  return c;
+}
+
+/// A rank-2 memref descriptor.
+struct MemRef2D {
+  char *allocated;
+  char *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+};
+
+/// C[m, n] += A[m, k] * B[k, n] on row-major buffers (unit inner strides),
+/// fp32 accumulation. cuBLAS is column-major: it computes C^T = B^T A^T.
+void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
+          cudaDataType abType, int elementBytes, const char *name) {
+  int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
+  if (a->sizes[0] != m || b->sizes[0] != k || b->sizes[1] != n) {
+    std::fprintf(stderr, "amp-cuda-runtime: %s: shapes %ldx%ld * %ldx%ld -> "
+                         "%ldx%ld do not match\n",
+                 name, (long)a->sizes[0], (long)a->sizes[1], (long)b->sizes[0],
+                 (long)b->sizes[1], (long)m, (long)n);
+    std::exit(EXIT_FAILURE);
+  }
+  if (m == 0 || n == 0)
+    return;
+  for (const MemRef2D *x : {a, b, c})
+    if (x->strides[1] != 1 && x->sizes[1] > 1) {
+      std::fprintf(stderr, "amp-cuda-runtime: %s: inner stride must be 1\n",
+                   name);
+      std::exit(EXIT_FAILURE);
+    }
+  const Cublas &blas = cublas();
+  ScopedContext scope;
+  float alpha = 1.0f, beta = 1.0f;
+  const char *pa = a->aligned + a->offset * elementBytes;
+  const char *pb = b->aligned + b->offset * elementBytes;
+  char *pc = c->aligned + c->offset * 4;
+  auto ld = [](const MemRef2D *x) {
+    return static_cast<int>(x->strides[0] > 0 ? x->strides[0] : x->sizes[1]);
+  };
+  CublasStatus status = blas.gemmEx(
+      blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
+      static_cast<int>(m), static_cast<int>(k), &alpha, pb, abType, ld(b), pa,
+      abType, ld(a), &beta, pc, kCudaR32F, ld(c), CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT);
+  if (status != kCublasSuccess) {
+    std::fprintf(stderr, "amp-cuda-runtime: cublasGemmEx (%s) failed: %s\n",
+                 name, blas.statusString(status));
+    std::exit(EXIT_FAILURE);
+  }
+  // The host code and the next launches (other streams) read C.
+  AMP_CHECK(cuCtxSynchronize());
+}
+
+} // namespace
+
+/// `linalg.matmul` f16 x f16 -> f32 (accumulating into C), for
+/// amp-cuda-pipeline{gemm=cublas}.
+AMP_EXPORT void _mlir_ciface_ampCublasMatmulF16F32(MemRef2D *a, MemRef2D *b,
+                                                   MemRef2D *c) {
+  gemm(a, b, c, kCudaR16F, 2, "f16 x f16 -> f32");
+}
+
+/// `linalg.matmul` bf16 x bf16 -> f32.
+AMP_EXPORT void _mlir_ciface_ampCublasMatmulBF16F32(MemRef2D *a, MemRef2D *b,
+                                                    MemRef2D *c) {
+  gemm(a, b, c, kCudaR16BF, 2, "bf16 x bf16 -> f32");
+}
+
+/// `linalg.matmul` f32 x f32 -> f32.
+AMP_EXPORT void _mlir_ciface_ampCublasMatmulF32(MemRef2D *a, MemRef2D *b,
+                                                MemRef2D *c) {
+  gemm(a, b, c, kCudaR32F, 4, "f32 x f32 -> f32");
 }

@@ -7,7 +7,7 @@
 // RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_75" 2>&1 | FileCheck %s --check-prefix=SM75
 // RUN: not amp-opt %s --amp-cuda-pipeline=chip=sm_61 2>&1 | FileCheck %s --check-prefix=CHIP
-// RUN: not amp-opt %s --amp-cuda-pipeline=gemm=cublas 2>&1 | FileCheck %s --check-prefix=CUBLAS
+// RUN: amp-opt %s --amp-cuda-pipeline="gemm=cublas format=isa" | FileCheck %s --check-prefix=CUBLAS
 // RUN: not amp-opt %s --amp-cuda-pipeline=gemm=magic 2>&1 | FileCheck %s --check-prefix=GEMM
 // RUN: not amp-opt %s --amp-cuda-pipeline=format=elf 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not amp-opt %s --amp-cuda-pipeline=mode=fast 2>&1 | FileCheck %s --check-prefix=MODE
@@ -35,7 +35,11 @@
 // SM75-NOT: mma.sync
 
 // CHIP: amp-cuda-pipeline: unknown chip 'sm_61'
-// CUBLAS: amp-cuda-pipeline: gemm=cublas is not implemented yet; use gemm=codegen
+// With gemm=cublas the matmul is a call into the CUDA runtime's
+// cublasGemmEx wrapper (fp32 compute); only the SIMT kernels remain.
+// CUBLAS-DAG: llvm.call @_mlir_ciface_ampCublasMatmulF16F32(
+// CUBLAS-DAG: llvm.func @_mlir_ciface_ampCublasMatmulF16F32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CUBLAS-NOT: mma.sync
 // GEMM: amp-cuda-pipeline: gemm must be codegen or cublas, got 'magic'
 // FORMAT: amp-cuda-pipeline: format must be isa, bin or fatbin, got 'elf'
 // MODE: amp-cuda-pipeline: mode must be 'graph' or 'eager', got 'fast'

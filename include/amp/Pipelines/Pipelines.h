@@ -88,8 +88,8 @@ struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
       llvm::cl::init("sm_90")};
   PassOptions::Option<std::string> gemm{
       *this, "gemm",
-      llvm::cl::desc("Contractions: codegen (mma.sync kernels); cublas is "
-                     "not implemented yet"),
+      llvm::cl::desc("Matmuls: codegen (mma.sync / SIMT kernels) or cublas "
+                     "(cublasGemmEx, fp32 compute, in the CUDA runtime)"),
       llvm::cl::init("codegen")};
   PassOptions::Option<std::string> format{
       *this, "format",

@@ -166,6 +166,23 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
                            "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"];
 }
 
+def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
+  let summary = "Replace matmuls on buffers by calls to the CUDA runtime's cuBLAS GEMM";
+  let description = [{
+    Every `linalg.matmul` on identity-layout buffers with default indexing
+    maps and f16 x f16 -> f32, bf16 x bf16 -> f32 or f32 x f32 -> f32
+    element types becomes `func.call @ampCublasMatmul{F16F32,BF16F32,F32}`
+    on the buffers cast to `memref<?x?xT>`: `cublasGemmEx` with
+    `CUBLAS_COMPUTE_32F` (fp32 accumulation), C += A * B, in
+    `libamp_cuda_runtime.so` (through the C interface, declared with
+    `llvm.emit_c_interface`). Other matmuls are left for the tensor-core
+    and SIMT paths; strided ones get a remark. Used by
+    `amp-cuda-pipeline{gemm=cublas}`.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "ModuleOp"> {
   let summary = "Map f16 -> f32 matmuls on buffers to tensor-core code (mma.sync m16n8k16)";
   let description = [{

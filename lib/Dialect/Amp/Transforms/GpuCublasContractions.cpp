@@ -1,0 +1,102 @@
+//===- GpuCublasContractions.cpp - matmuls as cuBLAS calls ----------------===//
+//
+// The `amp-gpu-cublas-contractions` pass: every 2-D `linalg.matmul` on
+// identity-layout buffers with f16 x f16 -> f32, bf16 x bf16 -> f32 or
+// f32 x f32 -> f32 element types becomes a call to the CUDA runtime's
+// cublasGemmEx wrapper (`ampCublasMatmul{F16F32,BF16F32,F32}`, fp32
+// compute type), through its C interface (memref descriptors by pointer).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPGPUCUBLASCONTRACTIONS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// The runtime function for the element types, or an empty name.
+StringRef getCublasFunction(Type a, Type b, Type c) {
+  if (a != b || !c.isF32())
+    return {};
+  if (a.isF16())
+    return "ampCublasMatmulF16F32";
+  if (a.isBF16())
+    return "ampCublasMatmulBF16F32";
+  if (a.isF32())
+    return "ampCublasMatmulF32";
+  return {};
+}
+
+struct AmpGpuCublasContractionsPass
+    : public amp::impl::AmpGpuCublasContractionsBase<
+          AmpGpuCublasContractionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::MatmulOp> matmuls;
+    module.walk([&](linalg::MatmulOp mm) {
+      if (mm.hasPureBufferSemantics())
+        matmuls.push_back(mm);
+    });
+    for (linalg::MatmulOp mm : matmuls) {
+      Value a = mm.getDpsInputs()[0], b = mm.getDpsInputs()[1],
+            c = mm.getDpsInits()[0];
+      auto ta = cast<MemRefType>(a.getType()), tb = cast<MemRefType>(b.getType()),
+           tc = cast<MemRefType>(c.getType());
+      StringRef name = getCublasFunction(ta.getElementType(),
+                                         tb.getElementType(), tc.getElementType());
+      if (name.empty())
+        continue;
+      // Default (non-transposed) indexing maps and row-major buffers only.
+      if (!mm.getIndexingMaps().empty() &&
+          mm.getIndexingMapsArray() != mm.getDefaultIndexingMaps(&getContext()))
+        continue;
+      if (!ta.getLayout().isIdentity() || !tb.getLayout().isIdentity() ||
+          !tc.getLayout().isIdentity()) {
+        mm.emitRemark("amp-gpu-cublas-contractions: strided buffer; not a "
+                      "cuBLAS call");
+        continue;
+      }
+      auto dyn = [](MemRefType t) {
+        return MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic},
+                               t.getElementType());
+      };
+      auto callee = symbols.lookup<func::FuncOp>(name);
+      if (!callee) {
+        OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+        callee = func::FuncOp::create(
+            b, module.getLoc(), name,
+            b.getFunctionType({dyn(ta), dyn(tb), dyn(tc)}, {}));
+        callee.setPrivate();
+        callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                        b.getUnitAttr());
+        symbols.insert(callee);
+      }
+      rewriter.setInsertionPoint(mm);
+      SmallVector<Value> args;
+      for (auto [v, t] : {std::pair{a, ta}, {b, tb}, {c, tc}})
+        args.push_back(
+            memref::CastOp::create(rewriter, mm.getLoc(), dyn(t), v));
+      func::CallOp::create(rewriter, mm.getLoc(), callee, args);
+      rewriter.eraseOp(mm);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,38 @@
+// RUN: amp-opt %s -split-input-file --amp-gpu-cublas-contractions -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func @matmuls
+// CHECK-SAME: (%[[A:.*]]: memref<64x128xf16>, %[[B:.*]]: memref<128x32xf16>, %[[C:.*]]: memref<64x32xf32>,
+// CHECK: %[[CA:.*]] = memref.cast %[[A]] : memref<64x128xf16> to memref<?x?xf16>
+// CHECK: %[[CB:.*]] = memref.cast %[[B]] : memref<128x32xf16> to memref<?x?xf16>
+// CHECK: %[[CC:.*]] = memref.cast %[[C]] : memref<64x32xf32> to memref<?x?xf32>
+// CHECK: call @ampCublasMatmulF16F32(%[[CA]], %[[CB]], %[[CC]])
+// CHECK: call @ampCublasMatmulBF16F32(
+// CHECK: call @ampCublasMatmulF32(
+// CHECK: call @ampCublasMatmulF16F32(
+// Mixed f16 x f32 and f16 -> f16 have no cuBLAS entry here: left as they are.
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf16>, memref<4x4xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf16>, memref<4x4xf16>) outs(%{{.*}} : memref<4x4xf16>)
+// CHECK-DAG: func.func private @ampCublasMatmulF16F32(memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @ampCublasMatmulBF16F32(memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @ampCublasMatmulF32(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+func.func @matmuls(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x32xf32>,
+                   %d: memref<8x8xbf16>, %e: memref<8x8xf32>, %f: memref<?x?xf16>,
+                   %g: memref<4x4xf16>, %h: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x32xf16>) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%d, %d : memref<8x8xbf16>, memref<8x8xbf16>) outs(%e : memref<8x8xf32>)
+  linalg.matmul ins(%e, %e : memref<8x8xf32>, memref<8x8xf32>) outs(%e : memref<8x8xf32>)
+  linalg.matmul ins(%f, %f : memref<?x?xf16>, memref<?x?xf16>) outs(%e : memref<8x8xf32>)
+  linalg.matmul ins(%g, %h : memref<4x4xf16>, memref<4x4xf32>) outs(%h : memref<4x4xf32>)
+  linalg.matmul ins(%g, %g : memref<4x4xf16>, memref<4x4xf16>) outs(%g : memref<4x4xf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func @strided
+// CHECK: linalg.matmul
+func.func @strided(%a: memref<8x8xf16, strided<[16, 1]>>, %c: memref<8x8xf32>) {
+  // expected-remark @below {{amp-gpu-cublas-contractions: strided buffer; not a cuBLAS call}}
+  linalg.matmul ins(%a, %a : memref<8x8xf16, strided<[16, 1]>>, memref<8x8xf16, strided<[16, 1]>>) outs(%c : memref<8x8xf32>)
+  return
+}
