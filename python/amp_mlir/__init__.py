@@ -15,7 +15,21 @@ from .ir import Context, FunctionSignature, MLIRError, Module, TensorSpec
 from .jit import ExecutionEngine, numpy_dtype
 
 __all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
-           "ExecutionEngine", "Executable", "compile", "numpy_dtype"]
+           "ExecutionEngine", "Executable", "compile", "numpy_dtype",
+           "cuda_device_count"]
+
+
+def cuda_device_count():
+    """Number of CUDA devices the driver sees (0 without a driver or GPU)."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
 
 
 class Executable:
@@ -52,6 +66,8 @@ def compile(source, pipeline="amp-cpu-pipeline", opt_level=3, context=None,
     Raises:
         MLIRError: parse, verification, pass or JIT errors, with MLIR's
             diagnostics (locations included) in the message.
+        RuntimeError: the pipeline produced GPU kernels (amp-cuda-pipeline)
+            and this machine has no CUDA device.
     """
     if isinstance(source, Module):
         module = source.clone()  # the caller's module stays as it is
@@ -61,4 +77,11 @@ def compile(source, pipeline="amp-cpu-pipeline", opt_level=3, context=None,
                   for name in module.functions(public_only=True)}
     module.emit_c_interface()
     module.run_pipeline(pipeline)
+    if module.has_gpu_binaries() and cuda_device_count() == 0:
+        # Loading the kernels (at JIT initialization) needs a GPU; without
+        # one the CUDA runtime would stop the process.
+        raise RuntimeError(
+            "amp_mlir: the module was compiled for CUDA (gpu.binary kernels) "
+            "but no CUDA device is available to load it; compile with "
+            "amp-cpu-pipeline, or run on a machine with an NVIDIA GPU")
     return Executable(ExecutionEngine(module, signatures, opt_level=opt_level))

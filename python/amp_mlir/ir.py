@@ -256,6 +256,15 @@ class Module:
             ctx._source_name = None
         return self
 
+    def has_gpu_binaries(self):
+        """Whether the module holds compiled GPU kernels (``gpu.binary``)."""
+        op = C.lib.mlirBlockGetFirstOperation(C.lib.mlirModuleGetBody(self._module))
+        while not C.is_null(op):
+            if C.lib.mlirIdentifierStr(C.lib.mlirOperationGetName(op)).str() == "gpu.binary":
+                return True
+            op = C.lib.mlirOperationGetNextInBlock(op)
+        return False
+
     def clone(self):
         """A deep copy of the module (in the same context)."""
         op = C.lib.mlirOperationClone(self.operation)

@@ -452,6 +452,8 @@ class Trainer:
         seed: seed of the parameter initialization (numpy PCG64).
         init_scale: initial loss scale (GradScaler's 65536).
         mode: autocast mode of the pipeline (``graph`` or ``eager``).
+        target: ``cpu`` (amp-cpu-pipeline) or ``cuda`` (amp-cuda-pipeline
+            for ``chip``; needs a CUDA device: RuntimeError otherwise).
 
     Attributes:
         params, state: lists of numpy arrays (f32 master weights, optimizer
@@ -461,7 +463,7 @@ class Trainer:
 
     def __init__(self, layers, batch, in_features, classes, optimizer, autocast=None,
                  loss_scaling=False, eval_batch=None, seed=0, init_scale=65536.0,
-                 mode="graph"):
+                 mode="graph", target="cpu", chip="sm_90"):
         from . import compile as amp_compile
         if loss_scaling and not (np.isfinite(init_scale) and init_scale > 0):
             raise ValueError(f"init_scale must be finite and positive, got {init_scale!r}")
@@ -473,7 +475,13 @@ class Trainer:
         self.ir = build_train_step(layers, batch, in_features, classes, optimizer,
                                    autocast, loss_scaling, eval_batch)
         enabled = 1 if autocast else 0
-        self.exe = amp_compile(self.ir, pipeline=f"amp-cpu-pipeline{{autocast={enabled} mode={mode}}}")
+        if target == "cpu":
+            pipeline = f"amp-cpu-pipeline{{autocast={enabled} mode={mode}}}"
+        elif target == "cuda":
+            pipeline = f"amp-cuda-pipeline{{autocast={enabled} mode={mode} chip={chip}}}"
+        else:
+            raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+        self.exe = amp_compile(self.ir, pipeline=pipeline)
         rng = np.random.default_rng(seed)
         specs = _model_params(layers)
         self.param_names = [n for n, _, _ in specs]

@@ -36,3 +36,16 @@ def test_transformer_step_compiles_to_valid_ptx(tmp_path):
     # q/k/v/o, MLP and head matmuls and their gradients (the batched
     # attention matmuls are SIMT kernels).
     assert len(re.findall(r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32", ptx)) >= 20
+
+
+def test_cuda_executable_without_a_device_is_a_python_error():
+    """Without a GPU, compiling for CUDA stops with a Python exception (the
+    kernels cannot be loaded), not with the CUDA runtime's exit."""
+    if amp.cuda_device_count():
+        pytest.skip("this machine has a CUDA device")
+    from amp_mlir.training import SGD, Trainer
+    with pytest.raises(RuntimeError, match="no CUDA device is available"):
+        Trainer([Linear(8, 4)], 8, 8, 4, SGD(), autocast=("cuda", "f16"),
+                loss_scaling=True, target="cuda")
+    with pytest.raises(ValueError, match="target must be 'cpu' or 'cuda'"):
+        Trainer([Linear(8, 4)], 8, 8, 4, SGD(), target="tpu")
