@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""GPU measurements of amp-cuda-pipeline, all ratios from one run.
+
+- GEMM 4096^3 and 8192^3, f16 and bf16 inputs, f32 accumulation: our
+  codegen path (gemm=codegen) and our cuBLAS path (gemm=cublas) against
+  cuBLAS called directly (torch.matmul on f16/bf16 CUDA tensors), TFLOP/s.
+  Each of ours is an MLIR function that runs the matmul `iters` times on
+  device-resident (managed) buffers it allocates itself, timed from Python.
+- An elementwise f32 -> f16 -> f32 cast kernel over 2^28 elements against a
+  device-to-device copy (torch), GB/s.
+- MLP and transformer-block training steps (amp_mlir.training, target cuda):
+  f16 AMP with loss scaling vs f32, steps/s; PyTorch eager AMP
+  (torch.autocast + GradScaler) and torch.compile for the same models.
+
+Without a CUDA device it compiles every benchmark module for sm_90, checks
+the PTX with ptxas, and exits 0 after saying that nothing was measured.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import amp_mlir as amp  # noqa: E402
+from amp_mlir.training import (GELU, Adam, Linear, ReLU, SGD, Trainer,  # noqa: E402
+                               TransformerBlock, build_train_step)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def gemm_module(n, dtype, iters):
+    """@bench(): `iters` n^3 matmuls with `dtype` inputs and f32 outputs on
+    buffers allocated (and filled) inside, so only kernels are timed."""
+    t = f"tensor<{n}x{n}x{dtype}>"
+    o = f"tensor<{n}x{n}xf32>"
+    return f"""
+func.func @bench() -> f32 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %iters = arith.constant {iters} : index
+  %half = arith.constant 0.5 : {dtype}
+  %zero = arith.constant 0.0 : f32
+  %ea = tensor.empty() : {t}
+  %a = linalg.fill ins(%half : {dtype}) outs(%ea : {t}) -> {t}
+  %eo = tensor.empty() : {o}
+  %init = linalg.fill ins(%zero : f32) outs(%eo : {o}) -> {o}
+  %r = scf.for %i = %c0 to %iters step %c1 iter_args(%acc = %init) -> ({o}) {{
+    %m = linalg.matmul ins(%a, %a : {t}, {t}) outs(%acc : {o}) -> {o}
+    scf.yield %m : {o}
+  }}
+  %v = tensor.extract %r[%c0, %c0] : {o}
+  return %v : f32
+}}
+"""
+
+
+def cast_module(n, iters):
+    t32, t16 = f"tensor<{n}xf32>", f"tensor<{n}xf16>"
+    return f"""
+func.func @bench() -> f32 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %iters = arith.constant {iters} : index
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty() : {t32}
+  %x = linalg.fill ins(%one : f32) outs(%e : {t32}) -> {t32}
+  %r = scf.for %i = %c0 to %iters step %c1 iter_args(%acc = %x) -> ({t32}) {{
+    %h = arith.truncf %acc : {t32} to {t16}
+    %w = arith.extf %h : {t16} to {t32}
+    scf.yield %w : {t32}
+  }}
+  %v = tensor.extract %r[%c0] : {t32}
+  return %v : f32
+}}
+"""
+
+
+def check_ptx(text, pipeline, label):
+    module = amp.Context().parse(text)
+    module.run_pipeline(pipeline.replace("}", " format=isa}") if "{" in pipeline
+                        else pipeline + "{format=isa}")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.mlir")
+        open(path, "w").write(str(module))
+        ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "utils", "extract_ptx.py"),
+                            path, os.path.join(d, "ptx"), "--ptxas", ptxas, "--arch", "sm_90"],
+                           capture_output=True, text=True)
+        kernels = r.stdout.count(".ptx\n")
+        mma = sum(len(re.findall(r"mma\.sync", open(p).read()))
+                  for p in r.stdout.split() if p.endswith(".ptx"))
+        status = "ok" if r.returncode == 0 else "FAILED: " + r.stderr.strip()[-300:]
+        print(f"  {label}: {kernels} kernels, {mma} mma.sync, ptxas sm_90 {status}")
+        return r.returncode == 0
+
+
+def timed(fn, repeat=3):
+    fn()  # warm-up (and JIT module load)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="4096 only, fewer iterations")
+    args = ap.parse_args()
+    sizes = [4096] if args.quick else [4096, 8192]
+    models = {
+        "mlp": (lambda: [Linear(1024, 4096), GELU(), Linear(4096, 4096), ReLU(),
+                         Linear(4096, 16)], 1024, 1024, 16),
+        "transformer_block": (lambda: [TransformerBlock(1024, heads=16, seq_len=256),
+                                       Linear(1024, 16)], 8 * 256, 1024, 16),
+    }
+
+    devices = amp.cuda_device_count()
+    if not devices:
+        print("no CUDA device: compiling the benchmark modules for sm_90 and checking "
+              "their PTX; nothing is measured")
+        ok = True
+        for n in sizes:
+            for dt in ("f16", "bf16"):
+                for gemm in ("codegen", "cublas"):
+                    ok &= check_ptx(gemm_module(n, dt, 2), f"amp-cuda-pipeline{{gemm={gemm}}}",
+                                    f"GEMM {n}^3 {dt} gemm={gemm}")
+        ok &= check_ptx(cast_module(1 << 20, 2), "amp-cuda-pipeline", "cast f32->f16->f32")
+        for name, (make, batch, fin, classes) in models.items():
+            for ac in (None, ("cuda", "f16")):
+                text = build_train_step(make(), batch, fin, classes, SGD(), autocast=ac,
+                                        loss_scaling=ac is not None)
+                ok &= check_ptx(text, "amp-cuda-pipeline",
+                                f"{name} step {'f16 AMP' if ac else 'f32'}")
+        return 0 if ok else 1
+
+    import torch
+    print(f"device: {torch.cuda.get_device_name(0)}")
+    iters = 5 if args.quick else 20
+    print("GEMM (TFLOP/s)       | ours codegen | ours cuBLAS | cuBLAS direct | codegen/direct | cublas-path/direct")
+    for n in sizes:
+        for dt, tdt in (("f16", torch.float16), ("bf16", torch.bfloat16)):
+            flops = 2.0 * n ** 3 * iters
+            res = {}
+            for gemm in ("codegen", "cublas"):
+                exe = amp.compile(gemm_module(n, dt, iters),
+                                  pipeline=f"amp-cuda-pipeline{{gemm={gemm}}}")
+                res[gemm] = flops / timed(exe.bench) / 1e12
+            a = torch.full((n, n), 0.5, dtype=tdt, device="cuda")
+            def direct():
+                for _ in range(iters):
+                    torch.matmul(a, a)
+                torch.cuda.synchronize()
+            res["direct"] = flops / timed(direct) / 1e12
+            print(f"{n}^3 {dt:<5}           | {res['codegen']:12.1f} | {res['cublas']:11.1f} | "
+                  f"{res['direct']:13.1f} | {res['codegen'] / res['direct']:14.2f} | "
+                  f"{res['cublas'] / res['direct']:.2f}")
+
+    n, reps = 1 << 28, 10
+    exe = amp.compile(cast_module(n, reps), pipeline="amp-cuda-pipeline")
+    ours = reps * n * (4 + 2 + 2 + 4) / timed(exe.bench) / 1e9
+    x = torch.empty(n, dtype=torch.float32, device="cuda")
+    y = torch.empty_like(x)
+    def copy():
+        for _ in range(reps):
+            y.copy_(x)
+        torch.cuda.synchronize()
+    d2d = reps * n * 8 / timed(copy) / 1e9
+    print(f"cast f32->f16->f32 over 2^28: ours {ours:.0f} GB/s, D2D copy {d2d:.0f} GB/s, ratio {ours / d2d:.2f}")
+
+    print("training step (steps/s) | ours f32 | ours f16 AMP | AMP/f32 | torch eager f32 | torch eager AMP | torch.compile AMP | ours AMP / torch eager AMP")
+    rng = np.random.default_rng(0)
+    for name, (make, batch, fin, classes) in models.items():
+        x = rng.standard_normal((batch, fin)).astype(np.float32)
+        yv = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, batch)]
+        ours = {}
+        for label, ac in (("f32", None), ("amp", ("cuda", "f16"))):
+            t = Trainer(make(), batch, fin, classes, SGD(1e-3, 0.9), autocast=ac,
+                        loss_scaling=ac is not None, target="cuda")
+            ours[label] = 1.0 / timed(lambda: t.step(x, yv), repeat=5)
+        torch_rates = torch_steps(name, batch, fin, classes, x, yv)
+        print(f"{name:>23} | {ours['f32']:8.1f} | {ours['amp']:12.1f} | {ours['amp'] / ours['f32']:7.2f} | "
+              f"{torch_rates['eager_f32']:15.1f} | {torch_rates['eager_amp']:15.1f} | "
+              f"{torch_rates['compile_amp']:17.1f} | {ours['amp'] / torch_rates['eager_amp']:.2f}")
+    return 0
+
+
+def torch_steps(name, batch, fin, classes, x, y):
+    """Steps/s of the same model in PyTorch: eager f32, eager AMP, compiled AMP."""
+    import torch
+    import torch.nn as nn
+
+    def model():
+        if name == "mlp":
+            return nn.Sequential(nn.Linear(fin, 4096), nn.GELU(), nn.Linear(4096, 4096),
+                                 nn.ReLU(), nn.Linear(4096, classes))
+        layer = nn.TransformerEncoderLayer(fin, 16, 4 * fin, dropout=0.0,
+                                           activation="gelu", norm_first=True,
+                                           batch_first=True)
+        return nn.Sequential(layer, nn.Flatten(0, 1), nn.Linear(fin, classes))
+
+    xt = torch.tensor(x, device="cuda")
+    if name != "mlp":
+        xt = xt.reshape(batch // 256, 256, fin)
+    yt = torch.tensor(y.argmax(1), device="cuda")
+    out = {}
+    for label, amp_on, comp in (("eager_f32", False, False), ("eager_amp", True, False),
+                                ("compile_amp", True, True)):
+        m = model().cuda()
+        opt = torch.optim.SGD(m.parameters(), lr=1e-3, momentum=0.9)
+        scaler = torch.amp.GradScaler("cuda", enabled=amp_on)
+        f = torch.compile(m) if comp else m
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.float16, enabled=amp_on):
+                loss = nn.functional.cross_entropy(f(xt), yt)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            torch.cuda.synchronize()
+        for _ in range(3):
+            step()
+        out[label] = 1.0 / timed(step, repeat=5)
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
