@@ -15,6 +15,8 @@
 
 #include "amp/Pipelines/Pipelines.h"
 
+#include "PipelineRegistration.h"
+
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
@@ -124,22 +126,10 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
 }
 
 void mlir::amp::registerCpuPipeline() {
-  registerPassPipeline(
+  registerAmpPipeline<CpuPipelineOptions>(
       "amp-cpu-pipeline",
       "Autocast IR (tosa, linalg on tensors, arith/math/tensor) to the LLVM "
       "dialect for the CPU JIT: cast policy, fp32 accumulation, tiling and "
       "vectorization, bufferization, lowering",
-      [](OpPassManager &pm, StringRef optionsStr,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        CpuPipelineOptions options;
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        std::string message;
-        if (failed(buildCpuPipeline(pm, options, message)))
-          return errorHandler(message);
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
-        optHandler(CpuPipelineOptions());
-      });
+      buildCpuPipeline);
 }

@@ -18,6 +18,8 @@
 
 #include "amp/Pipelines/Pipelines.h"
 
+#include "PipelineRegistration.h"
+
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -137,22 +139,10 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
 }
 
 void mlir::amp::registerCudaPipeline() {
-  registerPassPipeline(
+  registerAmpPipeline<CudaPipelineOptions>(
       "amp-cuda-pipeline",
       "Autocast IR (tosa, linalg on tensors, arith/math/tensor) to the LLVM "
       "dialect with NVVM kernels: cast policy, fp32 accumulation, tensor-core "
       "matmuls (mma.sync), SIMT kernels for the rest, managed memory, PTX",
-      [](OpPassManager &pm, StringRef optionsStr,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        CudaPipelineOptions options;
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        std::string message;
-        if (failed(buildCudaPipeline(pm, options, message)))
-          return errorHandler(message);
-        return success();
-      },
-      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
-        optHandler(CudaPipelineOptions());
-      });
+      buildCudaPipeline);
 }
