@@ -25,27 +25,29 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace mlir::amp;
 
 std::optional<std::string> mlir::amp::getPtxFeatures(StringRef chip) {
-  StringRef base = chip;
-  base.consume_back("a");
-  base.consume_back("f");
-  // The first PTX ISA version of each chip (PTX ISA release notes).
+  // The chips CUDA 13's ptxas accepts, with the first PTX ISA version that
+  // has each (PTX ISA release notes). Architecture-specific `a` targets
+  // exist for sm_90, sm_100 and sm_120 only; family `f` targets need PTX
+  // 8.8. sm_70/sm_72 are gone from CUDA 13.
   std::optional<StringRef> ptx =
-      llvm::StringSwitch<std::optional<StringRef>>(base)
-          .Case("sm_70", "+ptx60")
-          .Case("sm_72", "+ptx61")
+      llvm::StringSwitch<std::optional<StringRef>>(chip)
           .Case("sm_75", "+ptx63")
           .Case("sm_80", "+ptx70")
           .Case("sm_86", "+ptx71")
           .Case("sm_87", "+ptx74")
           .Case("sm_89", "+ptx78")
-          .Case("sm_90", "+ptx80")
-          .Case("sm_100", "+ptx86")
-          .Case("sm_120", "+ptx87")
+          .Cases({"sm_90", "sm_90a"}, "+ptx80")
+          .Cases({"sm_100", "sm_100a"}, "+ptx86")
+          .Cases({"sm_100f", "sm_101", "sm_101a", "sm_103", "sm_103a"},
+                 "+ptx88")
+          .Cases({"sm_120", "sm_120a"}, "+ptx87")
+          .Cases({"sm_120f", "sm_121", "sm_121a"}, "+ptx88")
           .Default(std::nullopt);
   if (!ptx)
     return std::nullopt;
@@ -63,8 +65,27 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   std::optional<std::string> ptx = getPtxFeatures(options.chip);
   if (!ptx) {
     errorMessage = "amp-cuda-pipeline: unknown chip '" + options.chip +
-                   "' (sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, "
-                   "sm_90[a], sm_100[a], sm_120[a])";
+                   "' (sm_75, sm_80, sm_86, sm_87, sm_89, sm_90[a], "
+                   "sm_100[a|f], sm_101[a], sm_103[a], sm_120[a|f], "
+                   "sm_121[a])";
+    return failure();
+  }
+  // Without the toolkit, kernels would call libdevice functions (__nv_expf)
+  // that nothing links, and bin/fatbin would have no ptxas.
+  std::string toolkit = options.toolkit;
+  if (toolkit.empty()) {
+    errorMessage = "amp-cuda-pipeline: no CUDA toolkit: pass toolkit=<dir> "
+                   "(the directory with nvvm/libdevice and bin/ptxas)";
+    return failure();
+  }
+  if (StringRef(toolkit).contains(' ')) {
+    errorMessage = "amp-cuda-pipeline: the toolkit path may not contain "
+                   "spaces: '" + toolkit + "'";
+    return failure();
+  }
+  if (!llvm::sys::fs::exists(toolkit + "/nvvm/libdevice/libdevice.10.bc")) {
+    errorMessage = "amp-cuda-pipeline: toolkit '" + toolkit +
+                   "' has no nvvm/libdevice/libdevice.10.bc";
     return failure();
   }
   if (options.gemm != "codegen" && options.gemm != "cublas") {
@@ -121,7 +142,6 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   // gpu-lower-to-nvvm-pipeline, spelled out so that gpu-module-to-binary
   // gets the CUDA toolkit (libdevice for __nv_* math functions, ptxas)
   // without relying on PATH or CUDA_HOME.
-  std::string toolkit = options.toolkit;
   std::string lower =
       "lower-affine,convert-nvgpu-to-nvvm,gpu-kernel-outlining,"
       "convert-vector-to-scf,convert-scf-to-cf,convert-nvvm-to-llvm,"
@@ -133,7 +153,7 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
       "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
       "reconcile-unrealized-casts),"
       "gpu-to-llvm,gpu-module-to-binary{format=" +
-      options.format + (toolkit.empty() ? "" : " toolkit=" + toolkit) +
+      options.format + " toolkit=" + toolkit +
       "},convert-math-to-llvm,canonicalize,cse,reconcile-unrealized-casts";
   return addPassList(pm, lower, errorMessage);
 }

@@ -451,8 +451,8 @@ void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
                  (long)b->sizes[1], (long)m, (long)n);
     std::exit(EXIT_FAILURE);
   }
-  if (m == 0 || n == 0)
-    return;
+  if (m == 0 || n == 0 || k == 0)
+    return; // C += nothing
   for (const MemRef2D *x : {a, b, c})
     if (x->strides[1] != 1 && x->sizes[1] > 1) {
       std::fprintf(stderr, "amp-cuda-runtime: %s: inner stride must be 1\n",

@@ -7,6 +7,9 @@
 // RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_75" 2>&1 | FileCheck %s --check-prefix=SM75
 // RUN: not amp-opt %s --amp-cuda-pipeline=chip=sm_61 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not amp-opt %s --amp-cuda-pipeline=chip=sm_80a 2>&1 | FileCheck %s --check-prefix=CHIPA
+// RUN: not amp-opt %s --amp-cuda-pipeline=toolkit=/nonexistent 2>&1 | FileCheck %s --check-prefix=TOOLKIT
+// RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_100f" | FileCheck %s --check-prefix=SM100F
 // RUN: amp-opt %s --amp-cuda-pipeline="gemm=cublas format=isa" | FileCheck %s --check-prefix=CUBLAS
 // RUN: not amp-opt %s --amp-cuda-pipeline=gemm=magic 2>&1 | FileCheck %s --check-prefix=GEMM
 // RUN: not amp-opt %s --amp-cuda-pipeline=format=elf 2>&1 | FileCheck %s --check-prefix=FORMAT
@@ -14,10 +17,10 @@
 
 // CHECK-NOT: amp.
 // CHECK-DAG: llvm.func @layer(
-// CHECK-DAG: gpu.binary @layer_kernel
+// CHECK-DAG: gpu.binary @layer__amp_managed_kernel
 // CHECK-DAG: llvm.call @mgpuMemAlloc
 // CHECK-DAG: llvm.call @mgpuMemFree
-// CHECK-DAG: gpu.launch_func @layer_kernel{{.*}}::@layer_kernel
+// CHECK-DAG: gpu.launch_func @layer__amp_managed_kernel{{.*}}::@layer__amp_managed_kernel
 // The PTX: the ISA version of sm_90 and one tensor-core kernel.
 // CHECK-DAG: .version 8.0
 // CHECK-DAG: .target sm_90
@@ -34,7 +37,11 @@
 // SM75: .target sm_75
 // SM75-NOT: mma.sync
 
-// CHIP: amp-cuda-pipeline: unknown chip 'sm_61'
+// CHIP: amp-cuda-pipeline: unknown chip 'sm_61' (sm_75, sm_80, sm_86, sm_87, sm_89, sm_90[a], sm_100[a|f], sm_101[a], sm_103[a], sm_120[a|f], sm_121[a])
+// CHIPA: amp-cuda-pipeline: unknown chip 'sm_80a'
+// TOOLKIT: amp-cuda-pipeline: toolkit '/nonexistent' has no nvvm/libdevice/libdevice.10.bc
+// SM100F: .version 8.8
+// SM100F: .target sm_100f
 // With gemm=cublas the matmul is a call into the CUDA runtime's
 // cublasGemmEx wrapper (fp32 compute); only the SIMT kernels remain.
 // CUBLAS-DAG: llvm.call @_mlir_ciface_ampCublasMatmulF16F32(

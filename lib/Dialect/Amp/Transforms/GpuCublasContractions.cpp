@@ -64,8 +64,9 @@ struct AmpGpuCublasContractionsPass
       if (name.empty())
         continue;
       // Default (non-transposed) indexing maps and row-major buffers only.
-      if (!mm.getIndexingMaps().empty() &&
-          mm.getIndexingMapsArray() != mm.getDefaultIndexingMaps(&getContext()))
+      if (ta.getRank() != 2 || tb.getRank() != 2 || tc.getRank() != 2 ||
+          mm.getIndexingMapsArray() !=
+              linalg::MatmulOp::getDefaultIndexingMaps(&getContext()))
         continue;
       if (!ta.getLayout().isIdentity() || !tb.getLayout().isIdentity() ||
           !tc.getLayout().isIdentity()) {

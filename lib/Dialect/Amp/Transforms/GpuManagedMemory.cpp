@@ -10,18 +10,27 @@
 //   `gpu.dealloc` that is waited for (MLIR 22's gpu-to-llvm cannot lower
 //   the synchronous form);
 // - `memref.get_global` (constants) -> a managed copy;
-// - public functions keep a host-memory ABI: memref arguments are copied
-//   into managed buffers on entry, and memref results are copied into
-//   `memref.alloc` (malloc) buffers before the return, so callers (the JIT
-//   runner, the Python package) pass and free ordinary host memory.
+// - public functions keep a host-memory ABI: each becomes a wrapper that
+//   copies its memref arguments into managed buffers, calls the managed body
+//   (now a private `<name>__amp_managed`, which calls inside the module use
+//   directly), copies the arguments back (the body may write them) and the
+//   results out to `memref.alloc` (malloc) buffers, and frees every managed
+//   allocation once. Callers (the JIT runner, the Python package) pass and
+//   free ordinary host memory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPGPUMANAGEDMEMORY
@@ -59,24 +68,59 @@ void deallocManaged(OpBuilder &b, Location loc, Value memref) {
   gpu::WaitOp::create(b, loc, Type(), ValueRange{done});
 }
 
+/// Whether `value` (or a view of it) is used inside a gpu.launch.
+bool reachesKernel(Value value) {
+  SmallVector<Value> work = {value};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      if (user->getParentOfType<gpu::LaunchOp>() || isa<gpu::LaunchOp>(user))
+        return true;
+      if (isa<ViewLikeOpInterface>(user))
+        llvm::append_range(work, user->getResults());
+    }
+  }
+  return false;
+}
+
+/// The allocation a memref lives in, as an index (its aligned base
+/// pointer), to tell at run time whether two results share a buffer.
+Value basePointer(OpBuilder &b, Location loc, Value memref) {
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  return memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                        meta.getBaseBuffer());
+}
+
 struct AmpGpuManagedMemoryPass
     : public amp::impl::AmpGpuManagedMemoryBase<AmpGpuManagedMemoryPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+    // 1. Inside every function: managed buffers.
+    for (func::FuncOp func : funcs)
       if (failed(convert(func)))
         return signalPassFailure();
-    }
+    // 2. Public functions with memref arguments or results keep a
+    // host-memory ABI through a wrapper; calls inside the module go to the
+    // managed body directly.
+    for (func::FuncOp func : funcs)
+      if (func.isPublic() && failed(wrap(func)))
+        return signalPassFailure();
   }
 
   LogicalResult convert(func::FuncOp func) {
     IRRewriter rewriter(func.getContext());
-    // Buffers to free before each return: managed copies of arguments and
-    // globals.
+    // Managed copies of constants, made at entry, freed before returns.
     SmallVector<Value> scoped;
+    Block &entry = func.getBody().front();
 
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (op->getParentOfType<gpu::LaunchOp>())
@@ -98,79 +142,146 @@ struct AmpGpuManagedMemoryPass
         return WalkResult::advance();
       }
       if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+        auto symbol = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+            global, global.getNameAttr());
+        if (symbol && !symbol.getConstant())
+          return global.emitError("amp-gpu-managed-memory: mutable globals "
+                                  "are not supported (kernels would update "
+                                  "a copy)");
+        // One managed copy per use site, made at function entry (the
+        // constant does not change), freed before the returns.
+        global->moveBefore(&entry, entry.begin());
         rewriter.setInsertionPointAfter(global);
         Value copy = allocManaged(rewriter, global.getLoc(), global);
-        memref::CopyOp::create(rewriter, global.getLoc(), global, copy);
-        rewriter.replaceAllUsesExcept(global, copy,
-                                      copy.getDefiningOp()->getNextNode());
+        auto copyOp =
+            memref::CopyOp::create(rewriter, global.getLoc(), global, copy);
+        rewriter.replaceAllUsesExcept(global, copy, copyOp);
         scoped.push_back(copy);
         return WalkResult::advance();
       }
-      if (isa<memref::AllocaOp>(op))
-        return op->emitError("amp-gpu-managed-memory: stack buffers cannot "
-                             "be shared with GPU kernels");
+      if (auto alloca = dyn_cast<memref::AllocaOp>(op)) {
+        if (reachesKernel(alloca))
+          return op->emitError("amp-gpu-managed-memory: stack buffers cannot "
+                               "be shared with GPU kernels");
+      }
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return failure();
 
-    // Arguments of public functions: host memory in, managed copies inside.
-    Block &entry = func.getBody().front();
-    if (func.isPublic()) {
-      rewriter.setInsertionPointToStart(&entry);
-      for (BlockArgument arg : entry.getArguments()) {
-        if (!isa<MemRefType>(arg.getType()) || arg.use_empty())
-          continue;
-        // The copy sequences are inserted before `anchor`, the function's
-        // first original op: they read the arguments themselves, every
-        // original use reads the managed copy.
-        Operation *anchor = &*rewriter.getInsertionPoint();
-        Value copy = allocManaged(rewriter, arg.getLoc(), arg);
-        memref::CopyOp::create(rewriter, arg.getLoc(), arg, copy);
-        llvm::SmallPtrSet<Operation *, 8> created;
-        for (Operation *op = anchor->getPrevNode(); op; op = op->getPrevNode())
-          created.insert(op);
-        rewriter.replaceUsesWithIf(arg, copy, [&](OpOperand &use) {
-          return !created.contains(use.getOwner());
-        });
-        scoped.push_back(copy);
-      }
+    func.walk([&](func::ReturnOp ret) {
+      rewriter.setInsertionPoint(ret);
+      for (Value v : scoped)
+        deallocManaged(rewriter, ret.getLoc(), v);
+    });
+    return success();
+  }
+
+  /// Makes `func` a host-memory wrapper around a private managed copy of
+  /// its body: arguments are copied into managed buffers (and back after
+  /// the call: the body may write them), results are copied out to malloc'ed
+  /// buffers, and each managed allocation is freed once.
+  LogicalResult wrap(func::FuncOp func) {
+    auto isMemRef = [](Type t) { return isa<BaseMemRefType>(t); };
+    if (llvm::none_of(func.getArgumentTypes(), isMemRef) &&
+        llvm::none_of(func.getResultTypes(), isMemRef))
+      return success();
+    for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                           func.getResultTypes())) {
+      auto m = dyn_cast<BaseMemRefType>(t);
+      if (!m)
+        continue;
+      auto ranked = dyn_cast<MemRefType>(m);
+      if (!ranked || !ranked.getLayout().isIdentity())
+        return func.emitError("amp-gpu-managed-memory: public function "
+                              "arguments and results must be ranked memrefs "
+                              "with the identity layout, got ")
+               << t;
     }
 
-    // Returns: results back to host memory (public functions), then free
-    // the managed buffers that leave the function's scope.
-    SmallVector<func::ReturnOp> returns;
-    func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
-    for (func::ReturnOp ret : returns) {
-      rewriter.setInsertionPoint(ret);
-      llvm::SmallPtrSet<Value, 8> freed;
-      if (func.isPublic()) {
-        for (OpOperand &operand : ret->getOpOperands()) {
-          Value v = operand.get();
-          if (!isa<MemRefType>(v.getType()))
-            continue;
-          auto type = cast<MemRefType>(v.getType());
-          SmallVector<Value> dynamicSizes;
-          for (int64_t i = 0, e = type.getRank(); i < e; ++i)
-            if (type.isDynamicDim(i))
-              dynamicSizes.push_back(
-                  memref::DimOp::create(rewriter, ret.getLoc(), v, i));
-          Value host = memref::AllocOp::create(
-              rewriter, ret.getLoc(),
-              MemRefType::get(type.getShape(), type.getElementType()),
-              dynamicSizes);
-          memref::CopyOp::create(rewriter, ret.getLoc(), v, host);
-          // A returned buffer is owned by the caller: it was managed and
-          // allocated here (or is one of the scoped copies).
-          if (!llvm::is_contained(scoped, v) && freed.insert(v).second)
-            deallocManaged(rewriter, ret.getLoc(), v);
-          operand.set(host);
-        }
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    // The managed body, private, under a new name; calls in the module go
+    // there.
+    auto body = cast<func::FuncOp>(func->clone());
+    std::string name = (func.getName() + "__amp_managed").str();
+    body.setName(name);
+    body.setPrivate();
+    body->removeAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName());
+    module.insert(std::next(func->getIterator()), body);
+    if (failed(SymbolTable::replaceAllSymbolUses(
+            func.getNameAttr(), StringAttr::get(ctx, name), module)))
+      return func.emitError("amp-gpu-managed-memory: cannot redirect calls");
+
+    // The wrapper.
+    func.getBody().dropAllReferences();
+    func.getBody().getBlocks().clear();
+    Block *block = func.addEntryBlock();
+    Location loc = func.getLoc();
+    rewriter.setInsertionPointToStart(block);
+    SmallVector<Value> args, copies;
+    for (BlockArgument arg : block->getArguments()) {
+      if (!isa<MemRefType>(arg.getType())) {
+        args.push_back(arg);
+        continue;
       }
-      for (Value v : scoped)
-        if (freed.insert(v).second)
-          deallocManaged(rewriter, ret.getLoc(), v);
+      Value copy = allocManaged(rewriter, loc, arg);
+      memref::CopyOp::create(rewriter, loc, arg, copy);
+      args.push_back(copy);
+      copies.push_back(copy);
     }
+    auto call = func::CallOp::create(rewriter, loc, body, args);
+    // Write-back: the body may have written its arguments in place.
+    for (auto [arg, copy] : llvm::zip(block->getArguments(), args))
+      if (arg != copy)
+        memref::CopyOp::create(rewriter, loc, copy, arg);
+    SmallVector<Value> results, freedPointers;
+    for (Value copy : copies)
+      freedPointers.push_back(basePointer(rewriter, loc, copy));
+    // Copy every result out before freeing anything (results may share an
+    // allocation).
+    for (Value r : call.getResults()) {
+      auto type = dyn_cast<MemRefType>(r.getType());
+      if (!type) {
+        results.push_back(r);
+        continue;
+      }
+      SmallVector<Value> dynamicSizes;
+      for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+        if (type.isDynamicDim(i))
+          dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, r, i));
+      Value host = memref::AllocOp::create(rewriter, loc, type, dynamicSizes);
+      memref::CopyOp::create(rewriter, loc, r, host);
+      results.push_back(host);
+    }
+    // Free each allocation behind the results once, unless it is one of the
+    // argument copies (freed below) or an earlier result's.
+    for (Value r : call.getResults()) {
+      if (!isa<MemRefType>(r.getType()))
+        continue;
+      auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, r);
+      Value base = meta.getBaseBuffer();
+      Value ptr =
+          memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, base);
+      Value fresh = arith::ConstantOp::create(rewriter, loc,
+                                              rewriter.getBoolAttr(true));
+      for (Value other : freedPointers) {
+        Value differs = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ne, ptr, other);
+        fresh = arith::AndIOp::create(rewriter, loc, fresh, differs);
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, fresh);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        deallocManaged(rewriter, loc, base);
+      }
+      freedPointers.push_back(ptr);
+    }
+    for (Value copy : copies)
+      deallocManaged(rewriter, loc, copy);
+    func::ReturnOp::create(rewriter, loc, results);
     return success();
   }
 };

@@ -129,6 +129,15 @@ struct AmpGpuTensorCoreContractionsPass
           a.getElementType() != b.getElementType() ||
           !c.getElementType().isF32())
         return;
+      // Plain row-major A[m, k] * B[k, n] only (no transposed or
+      // broadcast operands).
+      if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2 ||
+          mm.getIndexingMapsArray() !=
+              linalg::MatmulOp::getDefaultIndexingMaps(mm.getContext())) {
+        mm.emitRemark("amp-gpu-tensor-core-contractions: transposed or "
+                      "broadcast operands; SIMT fallback");
+        return;
+      }
       // mma.sync m16n8k16 (f16 and bf16) is an sm_80 instruction.
       if (*capability < 80) {
         mm.emitWarning("amp-gpu-tensor-core-contractions: ")
@@ -153,6 +162,12 @@ struct AmpGpuTensorCoreContractionsPass
         return;
       }
       int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+      // One block per 16 x 8 tile: gridDim.y (m / 16) is at most 65535.
+      if (m / 16 > 65535) {
+        mm.emitRemark("amp-gpu-tensor-core-contractions: ")
+            << m << " rows exceed the grid (65535 blocks of 16); SIMT fallback";
+        return;
+      }
       if (m % 16 || n % 8 || k % 16) {
         mm.emitRemark("amp-gpu-tensor-core-contractions: ")
             << m << "x" << n << "x" << k

@@ -1,37 +1,44 @@
 // RUN: amp-opt %s -split-input-file --amp-gpu-managed-memory -verify-diagnostics | FileCheck %s
 
-// Public function: host arguments copied into managed memory, allocations
-// managed, the result copied back to a malloc'ed buffer, every managed
-// buffer freed (async dealloc + wait) before the return.
+// A public function becomes a host-memory wrapper around its managed body:
+// arguments copied into managed memory (and back after the call), results
+// copied out to malloc'ed buffers, each managed allocation freed once.
 // CHECK-LABEL: func @public
 // CHECK-SAME: (%[[ARG:.*]]: memref<?x4xf32>) -> memref<?x4xf32>
 // CHECK: %[[D:.*]] = memref.dim %[[ARG]], %c0
 // CHECK: %[[IN:.*]] = gpu.alloc host_shared (%[[D]]) : memref<?x4xf32>
 // CHECK: memref.copy %[[ARG]], %[[IN]]
+// CHECK: %[[R:.*]] = call @public__amp_managed(%[[IN]])
+// CHECK: memref.copy %[[IN]], %[[ARG]]
+// CHECK: %[[HOST:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
+// CHECK: memref.copy %[[R]], %[[HOST]]
+// CHECK: %[[BASE:[a-z_0-9]+]], %{{.*}}, %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[R]]
+// CHECK: scf.if
+// CHECK:   gpu.dealloc async [%{{.*}}] %[[BASE]]
+// CHECK: gpu.dealloc async [%{{.*}}] %[[IN]]
+// CHECK: return %[[HOST]]
+// The managed body: constants copied at entry, allocations managed, the
+// copies freed before the return.
+// CHECK-LABEL: func private @public__amp_managed
+// CHECK-SAME: (%[[X:.*]]: memref<?x4xf32>)
 // CHECK: %[[G:.*]] = memref.get_global @cst
 // CHECK: %[[GM:.*]] = gpu.alloc host_shared () : memref<4xf32>
 // CHECK: memref.copy %[[G]], %[[GM]]
 // CHECK: %[[OUT:.*]] = gpu.alloc host_shared (%{{.*}}) : memref<?x4xf32>
 // CHECK: gpu.launch
-// CHECK:   memref.load %[[IN]]
+// CHECK:   memref.load %[[X]]
 // CHECK:   memref.load %[[GM]]
 // CHECK:   memref.store {{.*}}, %[[OUT]]
-// CHECK: %[[HOST:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
-// CHECK: memref.copy %[[OUT]], %[[HOST]]
-// CHECK: %[[T0:.*]] = gpu.wait async
-// CHECK: %[[T1:.*]] = gpu.dealloc async [%[[T0]]] %[[OUT]]
-// CHECK: gpu.wait [%[[T1]]]
 // CHECK: gpu.dealloc async [%{{.*}}] %[[GM]]
-// CHECK: gpu.dealloc async [%{{.*}}] %[[IN]]
-// CHECK: return %[[HOST]]
+// CHECK: return %[[OUT]]
 memref.global "private" constant @cst : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
 func.func @public(%x: memref<?x4xf32>) -> memref<?x4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %n = memref.dim %x, %c0 : memref<?x4xf32>
-  %g = memref.get_global @cst : memref<4xf32>
   %out = memref.alloc(%n) : memref<?x4xf32>
+  %g = memref.get_global @cst : memref<4xf32>
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c4, %sy = %c1, %sz = %c1) {
     %v = memref.load %x[%bx, %tx] : memref<?x4xf32>
@@ -45,14 +52,54 @@ func.func @public(%x: memref<?x4xf32>) -> memref<?x4xf32> {
 
 // -----
 
-// A private function keeps its ABI (its caller passes managed memory); its
-// temporaries are managed and freed.
+// Calls between functions of the module pass managed buffers: they go to
+// the managed body, not to the host-memory wrapper.
+// CHECK-LABEL: func @caller
+// CHECK: call @callee__amp_managed
+// CHECK-LABEL: func @callee
+// CHECK: call @callee__amp_managed
+// CHECK-LABEL: func private @callee__amp_managed
+func.func @caller() -> memref<8xf32> {
+  %m = memref.alloc() : memref<8xf32>
+  %r = call @callee(%m) : (memref<8xf32>) -> memref<8xf32>
+  return %r : memref<8xf32>
+}
+func.func @callee(%a: memref<8xf32>) -> memref<8xf32> {
+  return %a : memref<8xf32>
+}
+
+// -----
+
+// Two results in one allocation: both copied out before anything is freed,
+// the allocation freed once (run-time pointer comparison).
+// CHECK-LABEL: func @two_views
+// CHECK: %[[R:.*]]:2 = call @two_views__amp_managed
+// CHECK: memref.copy %[[R]]#0
+// CHECK: memref.copy %[[R]]#1
+// CHECK: %[[B0:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[R]]#0
+// CHECK: %[[P0:.*]] = memref.extract_aligned_pointer_as_index %[[B0]]
+// CHECK: scf.if
+// CHECK: gpu.dealloc async [%{{.*}}] %[[B0]]
+// CHECK: %[[B1:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[R]]#1
+// CHECK: %[[P1:.*]] = memref.extract_aligned_pointer_as_index %[[B1]]
+// CHECK: arith.cmpi ne, %[[P1]], %[[P0]]
+// CHECK: scf.if
+// CHECK-NEXT: gpu.wait async
+// CHECK-NEXT: gpu.dealloc async [%{{.*}}] %[[B1]]
+func.func @two_views() -> (memref<4x4xf32>, memref<16xf32>) {
+  %m = memref.alloc() : memref<4x4xf32>
+  %c = memref.collapse_shape %m [[0, 1]] : memref<4x4xf32> into memref<16xf32>
+  return %m, %c : memref<4x4xf32>, memref<16xf32>
+}
+
+// -----
+
+// A private function keeps its ABI (its callers pass managed memory).
 // CHECK-LABEL: func private @helper
 // CHECK-SAME: (%[[A:.*]]: memref<8xf32>)
-// CHECK-NOT: memref.copy %[[A]]
+// CHECK-NOT: memref.copy %[[A]], %{{.*}} : memref<8xf32> to memref<8xf32>{{$}}
 // CHECK: %[[T:.*]] = gpu.alloc host_shared () : memref<8xf32>
 // CHECK: gpu.dealloc async [%{{.*}}] %[[T]]
-// CHECK-NOT: memref.alloc
 func.func private @helper(%a: memref<8xf32>) {
   %t = memref.alloc() : memref<8xf32>
   memref.copy %a, %t : memref<8xf32> to memref<8xf32>
@@ -62,8 +109,44 @@ func.func private @helper(%a: memref<8xf32>) {
 
 // -----
 
-func.func @stack() {
+// A stack buffer only the host uses stays.
+// CHECK-LABEL: func private @host_stack
+// CHECK: memref.alloca
+func.func private @host_stack(%v: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<4xf32>
+  memref.store %v, %a[%c0] : memref<4xf32>
+  %r = memref.load %a[%c0] : memref<4xf32>
+  return %r : f32
+}
+
+// -----
+
+func.func private @stack_to_kernel() {
+  %c1 = arith.constant 1 : index
   // expected-error @below {{amp-gpu-managed-memory: stack buffers cannot be shared with GPU kernels}}
   %a = memref.alloca() : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0.0 : f32
+    memref.store %z, %a[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+memref.global "private" @state : memref<4xf32> = dense<0.0>
+func.func private @mutable() {
+  // expected-error @below {{amp-gpu-managed-memory: mutable globals are not supported (kernels would update a copy)}}
+  %g = memref.get_global @state : memref<4xf32>
+  return
+}
+
+// -----
+
+// expected-error @below {{amp-gpu-managed-memory: public function arguments and results must be ranked memrefs with the identity layout, got 'memref<*xf32>'}}
+func.func @unranked(%a: memref<*xf32>) {
   return
 }

@@ -39,3 +39,18 @@ func.func @fallbacks(%a: memref<10x16xf16>, %b: memref<16x8xf16>, %c: memref<10x
   linalg.matmul ins(%i, %j : memref<16x16xf32>, memref<16x8xf32>) outs(%k : memref<16x8xf32>)
   return
 }
+
+// -----
+
+// A transposed A (k x m in memory): not the plain row-major form.
+// CHECK-LABEL: func @transposed
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.matmul
+func.func @transposed(%a: memref<32x32xf16>, %b: memref<32x16xf16>, %c: memref<32x16xf32>) {
+  // expected-remark @below {{amp-gpu-tensor-core-contractions: transposed or broadcast operands; SIMT fallback}}
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>,
+                                 affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                 affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%a, %b : memref<32x32xf16>, memref<32x16xf16>) outs(%c : memref<32x16xf32>)
+  return
+}

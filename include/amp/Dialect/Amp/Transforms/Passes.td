@@ -222,18 +222,29 @@ def AmpGpuManagedMemory : Pass<"amp-gpu-managed-memory", "ModuleOp"> {
     `memref.alloc` becomes `gpu.alloc host_shared` (CUDA managed memory,
     readable by kernels and by the host code between them),
     `memref.dealloc` a waited-for async `gpu.dealloc`, and every
-    `memref.get_global` a managed copy of the constant. Public functions
-    keep a host-memory ABI: memref arguments are copied into managed
-    buffers on entry, memref results are copied into `memref.alloc` buffers
-    (malloc) before returning, and the managed copies are freed. Ops inside
-    `gpu.launch` bodies are left alone. Errors: a `memref.alloca` in host
-    code (a stack buffer kernels cannot read), a non-identity allocation.
+    `memref.get_global` of a constant a managed copy made at function entry
+    and freed before the returns. A `memref.alloca` stays unless a kernel
+    uses it.
+
+    Public functions keep a host-memory ABI: `@f` becomes a wrapper that
+    copies its memref arguments into managed buffers, calls the managed body
+    (now the private `@f__amp_managed`, which calls inside the module use
+    directly), copies the arguments back (the body may write them), copies
+    the results into `memref.alloc` (malloc) buffers, and frees each managed
+    allocation once (results that share a buffer, or return an argument,
+    are compared at run time).
+
+    Errors: a stack buffer a kernel uses; a mutable global; a public
+    function with an unranked or strided memref argument or result; a
+    non-identity allocation.
 
     This is the first memory model of `amp-cuda-pipeline`: correct, but it
     copies arguments and constants on every call; keeping weights resident
     on the device across calls is the next step.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 def AmpDecomposeAggregatedOps : Pass<"amp-decompose-aggregated-ops", "func::FuncOp"> {
