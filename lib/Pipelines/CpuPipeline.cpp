@@ -78,17 +78,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                        errorMessage)))
     return failure();
 
-  // 4. Buffers. Loops may yield new tensors (autocast puts casts of
-  // loop-carried values inside scf.for bodies): allow-return-allocs-from-loops.
-  if (failed(addPassList(
-          pm,
-          "one-shot-bufferize{bufferize-function-boundaries "
-          "function-boundary-type-conversion=identity-layout-map "
-          "allow-return-allocs-from-loops},"
-          "func.func(buffer-hoisting,buffer-loop-hoisting),"
-          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-          "canonicalize,cse",
-          errorMessage)))
+  // 4. Buffers.
+  if (failed(addAmpBufferization(pm, errorMessage)))
     return failure();
 
   // The scf.forall over cache tiles becomes an OpenMP parallel loop (LLVM's

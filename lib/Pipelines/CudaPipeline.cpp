@@ -104,15 +104,7 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
     return failure();
 
   // 3. Buffers.
-  if (failed(addPassList(
-          pm,
-          "one-shot-bufferize{bufferize-function-boundaries "
-          "function-boundary-type-conversion=identity-layout-map "
-          "allow-return-allocs-from-loops},"
-          "func.func(buffer-hoisting,buffer-loop-hoisting),"
-          "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-          "canonicalize,cse",
-          errorMessage)))
+  if (failed(addAmpBufferization(pm, errorMessage)))
     return failure();
 
   // 4. Contractions: cuBLAS calls (gemm=cublas), then tensor-core kernels

@@ -1,8 +1,8 @@
 //===- FrontEnd.cpp - the device-independent start of the amp pipelines ---===//
 //
 // Shared by amp-cpu-pipeline and amp-cuda-pipeline: the cast policy, the
-// amp ops to upstream dialects, and tosa / arith-on-tensors to linalg on
-// tensors with elementwise fusion.
+// amp ops to upstream dialects, tosa / arith-on-tensors to linalg on
+// tensors with elementwise fusion; and the bufferization stage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,4 +51,18 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
     return failure();
 
   return success();
+}
+
+LogicalResult mlir::amp::addAmpBufferization(OpPassManager &pm,
+                                             std::string &errorMessage) {
+  // Loops may yield new tensors (autocast puts casts of loop-carried values
+  // inside scf.for bodies): allow-return-allocs-from-loops.
+  return addPassList(pm,
+                     "one-shot-bufferize{bufferize-function-boundaries "
+                     "function-boundary-type-conversion=identity-layout-map "
+                     "allow-return-allocs-from-loops},"
+                     "func.func(buffer-hoisting,buffer-loop-hoisting),"
+                     "buffer-deallocation-pipeline,"
+                     "convert-bufferization-to-memref,canonicalize,cse",
+                     errorMessage);
 }

@@ -65,6 +65,11 @@ LogicalResult addPassList(OpPassManager &pm, llvm::StringRef passes,
 LogicalResult addAmpFrontEnd(OpPassManager &pm, bool autocast,
                              llvm::StringRef mode, std::string &errorMessage);
 
+/// One-shot bufferization across function boundaries (identity layouts,
+/// loops may return new buffers), buffer hoisting and the ownership-based
+/// deallocation pipeline.
+LogicalResult addAmpBufferization(OpPassManager &pm, std::string &errorMessage);
+
 LogicalResult buildCpuPipeline(OpPassManager &pm,
                                const CpuPipelineOptions &options,
                                std::string &errorMessage);
