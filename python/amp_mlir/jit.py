@@ -253,8 +253,8 @@ class ExecutionEngine:
     @staticmethod
     def _unpack_result(value, spec, input_ptrs, to_free):
         if spec.is_scalar:
-            return ExecutionEngine._scalar_value(value, spec) \
-                if hasattr(value, "value") else (bool(value) if spec.element_type == "i1" else value)
+            # A field of the results struct: ctypes gives a Python number.
+            return bool(value) if spec.element_type == "i1" else value
         dtype = numpy_dtype(spec.element_type)
         shape = tuple(value.sizes[d] for d in range(spec.rank)) if spec.rank else ()
         strides = tuple(value.strides[d] for d in range(spec.rank)) if spec.rank else ()
