@@ -7,7 +7,8 @@
 //   4. matmuls to cuBLAS calls (gemm=cublas: amp-gpu-cublas-contractions),
 //      f16 -> f32 matmuls left to tensor-core kernels (mma.sync m16n8k16,
 //      f32 accumulators): amp-gpu-tensor-core-contractions;
-//   5. everything else through parallel loops to gpu.launch (SIMT kernels;
+//   5. everything else through parallel loops to gpu.launch (SIMT kernels,
+//      innermost dimensions on threadIdx.x/y: amp-gpu-map-parallel-loops;
 //      reductions loop inside a thread, full reductions on the host);
 //   6. host buffers in CUDA managed memory, host-memory function ABI:
 //      amp-gpu-managed-memory;
@@ -116,13 +117,11 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   pm.addPass(createAmpGpuTensorCoreContractions(tcOptions));
 
   // 5. SIMT kernels for the rest: 32 x 8 threads per block over the two
-  // outer parallel dimensions.
+  // innermost parallel dimensions (coalesced accesses).
   if (failed(addPassList(
           pm,
           "func.func(convert-linalg-to-parallel-loops,"
-          "scf-parallel-loop-tiling{parallel-loop-tile-sizes=32,8 "
-          "no-min-max-bounds=true},"
-          "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
+          "amp-gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
           "canonicalize,cse",
           errorMessage)))
     return failure();

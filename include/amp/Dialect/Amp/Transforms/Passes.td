@@ -215,6 +215,23 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
+def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> {
+  let summary = "Tile and map scf.parallel loops to GPU blocks and threads, innermost dimension on threadIdx.x";
+  let description = [{
+    For every outermost `scf.parallel` of a function (outside `gpu.launch`):
+    tiles the last dimension by 32 and the one before by 8 (other
+    dimensions by 1; constant inner bounds with a guard, as
+    `scf-parallel-loop-tiling{no-min-max-bounds}`), maps the inner tile loop
+    to threadIdx.x (last dimension) and threadIdx.y, the outer loop's last
+    three dimensions to blockIdx.x/y/z and the rest to sequential loops, so
+    `convert-parallel-loops-to-gpu` makes kernels whose warps read
+    consecutive elements of row-major buffers. Nested `scf.parallel` loops
+    run sequentially inside a thread.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
+}
+
 def AmpGpuManagedMemory : Pass<"amp-gpu-managed-memory", "ModuleOp"> {
   let summary = "Put the host code's buffers in CUDA managed memory for GPU kernels";
   let description = [{
