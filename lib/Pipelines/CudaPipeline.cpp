@@ -120,7 +120,8 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   // innermost parallel dimensions (coalesced accesses).
   if (failed(addPassList(
           pm,
-          "func.func(convert-linalg-to-parallel-loops,"
+          "func.func(amp-gpu-parallel-dims-outer,"
+          "convert-linalg-to-parallel-loops,"
           "amp-gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
           "canonicalize,cse",
           errorMessage)))

@@ -215,6 +215,20 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
+def AmpGpuParallelDimsOuter : Pass<"amp-gpu-parallel-dims-outer", "func::FuncOp"> {
+  let summary = "Put the parallel dimensions of linalg ops before their reduction dimensions";
+  let description = [{
+    Every linalg op with a reduction dimension before a parallel one (a
+    reduction over rows, e.g. a bias gradient summed over the batch)
+    becomes a `linalg.generic` whose parallel dimensions come first, in
+    their order, then the reductions (`linalg::interchangeGenericOp`). With
+    it, `convert-linalg-to-parallel-loops` puts the reduction loop inside
+    each GPU thread instead of around one kernel launch per row. Ops that
+    are already parallel-first are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> {
   let summary = "Tile and map scf.parallel loops to GPU blocks and threads, innermost dimension on threadIdx.x";
   let description = [{
