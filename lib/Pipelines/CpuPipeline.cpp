@@ -31,11 +31,8 @@ using namespace mlir::amp;
 LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                                           const CpuPipelineOptions &options,
                                           std::string &errorMessage) {
-  if (options.mode != "graph" && options.mode != "eager") {
-    errorMessage = "amp-cpu-pipeline: mode must be 'graph' or 'eager', got '" +
-                   options.mode + "'";
+  if (failed(checkAutocastMode("amp-cpu-pipeline", options.mode, errorMessage)))
     return failure();
-  }
   StringRef features = options.cpuFeatures;
   if (!llvm::is_contained({"host", "generic", "avx512bf16", "amx"}, features)) {
     errorMessage = "amp-cpu-pipeline: cpu-features must be host, generic, "

@@ -58,11 +58,8 @@ std::optional<std::string> mlir::amp::getPtxFeatures(StringRef chip) {
 LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
                                            const CudaPipelineOptions &options,
                                            std::string &errorMessage) {
-  if (options.mode != "graph" && options.mode != "eager") {
-    errorMessage = "amp-cuda-pipeline: mode must be 'graph' or 'eager', got '" +
-                   options.mode + "'";
+  if (failed(checkAutocastMode("amp-cuda-pipeline", options.mode, errorMessage)))
     return failure();
-  }
   std::optional<std::string> ptx = getPtxFeatures(options.chip);
   if (!ptx) {
     errorMessage = "amp-cuda-pipeline: unknown chip '" + options.chip +

@@ -24,6 +24,16 @@ LogicalResult mlir::amp::addPassList(OpPassManager &pm, StringRef passes,
   return parsePassPipeline(passes, pm, os);
 }
 
+LogicalResult mlir::amp::checkAutocastMode(StringRef pipeline, StringRef mode,
+                                           std::string &errorMessage) {
+  if (mode == "graph" || mode == "eager")
+    return success();
+  errorMessage = (pipeline + ": mode must be 'graph' or 'eager', got '" +
+                  mode + "'")
+                     .str();
+  return failure();
+}
+
 LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
                                         StringRef mode,
                                         std::string &errorMessage) {

@@ -176,6 +176,11 @@ class Graph:
         return self._record(out, [a], lambda g: [self.mul(
             g, self.scale(self.mul(out, self.mul(out, out)), -0.5))])
 
+    def sqrt(self, a):
+        out = self._unary("math.sqrt", a, "sqrt")
+        # d sqrt(x) = 1 / (2 sqrt(x))
+        return self._record(out, [a], lambda g: [self.div(self.scale(g, 0.5), out)])
+
     def relu(self, a):
         zero = self.const(0.0, a.shape)
         mask = self._new(a.shape, "msk", element_type="i1", differentiable=False)

@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from .autodiff import Graph
+from .autodiff import Graph, Value
 
 __all__ = ["Linear", "ReLU", "GELU", "LayerNorm", "TransformerBlock", "SGD", "Adam",
            "build_train_step", "build_loss_and_grads", "Trainer", "cast_statistics"]
@@ -238,9 +238,9 @@ class Adam:
             m = g.scale(m, self.b1) + g.scale(gr, 1.0 - self.b1)
             v = g.scale(v, self.b2) + g.scale(gr * gr, 1.0 - self.b2)
             dims = list(range(len(p.shape)))
-            sqrt_bc2 = g.broadcast(g._unary("math.sqrt", bc2, "sqrt"), p.shape, dims)
+            sqrt_bc2 = g.broadcast(g.sqrt(bc2), p.shape, dims)
             step = g.broadcast(g.div(g.const(self.lr), bc1), p.shape, dims)
-            denom = g.div(g._unary("math.sqrt", v, "sqrt"), sqrt_bc2) + g.const(self.eps, p.shape)
+            denom = g.div(g.sqrt(v), sqrt_bc2) + g.const(self.eps, p.shape)
             new_params.append(p - g.div(step * m, denom))
             new_state += [m, v]
         return new_params, new_state
@@ -347,7 +347,6 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
 
     # Unscale, update, scale update (f32, outside the autocast region).
     g.lines = []
-    from .autodiff import Value
     kept = pvals + svals
     if loss_scaling:
         types = ", ".join(p.type for p in pvals)

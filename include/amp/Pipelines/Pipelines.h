@@ -58,6 +58,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 LogicalResult addPassList(OpPassManager &pm, llvm::StringRef passes,
                           std::string &errorMessage);
 
+/// Fails with "<pipeline>: mode must be 'graph' or 'eager', got ..." unless
+/// `mode` is an amp-autocast mode.
+LogicalResult checkAutocastMode(llvm::StringRef pipeline, llvm::StringRef mode,
+                                std::string &errorMessage);
+
 /// The device-independent start of the pipelines: amp-autocast (when
 /// `autocast`, in `mode`), amp-fp32-accumulation, amp-lower-cast,
 /// amp-lower-loss-scaling, amp-decompose-aggregated-ops, tosa -> linalg,

@@ -42,16 +42,23 @@ using namespace mlir::amp;
 
 namespace {
 
+/// The sizes of the dynamic dimensions of the ranked memref `value`.
+SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  SmallVector<Value> sizes;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+    if (type.isDynamicDim(i))
+      sizes.push_back(memref::DimOp::create(b, loc, value, i));
+  return sizes;
+}
+
 /// A managed buffer with the shape of `like` (a ranked memref value).
 Value allocManaged(OpBuilder &b, Location loc, Value like) {
   auto type = cast<MemRefType>(like.getType());
   auto plain = MemRefType::get(type.getShape(), type.getElementType());
-  SmallVector<Value> dynamicSizes;
-  for (int64_t i = 0, e = type.getRank(); i < e; ++i)
-    if (type.isDynamicDim(i))
-      dynamicSizes.push_back(memref::DimOp::create(b, loc, like, i));
   return gpu::AllocOp::create(b, loc, plain, /*asyncToken=*/Type(),
-                              /*asyncDependencies=*/ValueRange{}, dynamicSizes,
+                              /*asyncDependencies=*/ValueRange{},
+                              dynamicSizesOf(b, loc, like),
                               /*symbolOperands=*/ValueRange{},
                               /*hostShared=*/true)
       .getMemref();
@@ -86,12 +93,13 @@ bool reachesKernel(Value value) {
   return false;
 }
 
-/// The allocation a memref lives in, as an index (its aligned base
-/// pointer), to tell at run time whether two results share a buffer.
-Value basePointer(OpBuilder &b, Location loc, Value memref) {
+/// The buffer a memref lives in (its base buffer) and that buffer's aligned
+/// pointer as an index, to tell at run time whether two memrefs share an
+/// allocation.
+std::pair<Value, Value> baseBuffer(OpBuilder &b, Location loc, Value memref) {
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  return memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
-                                                        meta.getBaseBuffer());
+  Value base = meta.getBaseBuffer();
+  return {base, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base)};
 }
 
 struct AmpGpuManagedMemoryPass
@@ -238,7 +246,7 @@ struct AmpGpuManagedMemoryPass
         memref::CopyOp::create(rewriter, loc, copy, arg);
     SmallVector<Value> results, freedPointers;
     for (Value copy : copies)
-      freedPointers.push_back(basePointer(rewriter, loc, copy));
+      freedPointers.push_back(baseBuffer(rewriter, loc, copy).second);
     // Copy every result out before freeing anything (results may share an
     // allocation).
     for (Value r : call.getResults()) {
@@ -247,11 +255,8 @@ struct AmpGpuManagedMemoryPass
         results.push_back(r);
         continue;
       }
-      SmallVector<Value> dynamicSizes;
-      for (int64_t i = 0, e = type.getRank(); i < e; ++i)
-        if (type.isDynamicDim(i))
-          dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, r, i));
-      Value host = memref::AllocOp::create(rewriter, loc, type, dynamicSizes);
+      Value host = memref::AllocOp::create(rewriter, loc, type,
+                                           dynamicSizesOf(rewriter, loc, r));
       memref::CopyOp::create(rewriter, loc, r, host);
       results.push_back(host);
     }
@@ -260,10 +265,7 @@ struct AmpGpuManagedMemoryPass
     for (Value r : call.getResults()) {
       if (!isa<MemRefType>(r.getType()))
         continue;
-      auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, r);
-      Value base = meta.getBaseBuffer();
-      Value ptr =
-          memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, base);
+      auto [base, ptr] = baseBuffer(rewriter, loc, r);
       Value fresh = arith::ConstantOp::create(rewriter, loc,
                                               rewriter.getBoolAttr(true));
       for (Value other : freedPointers) {
