@@ -146,14 +146,21 @@ def main():
     ap.add_argument('--build', default=os.path.join(ROOT, 'build'))
     ap.add_argument('--stats', action='store_true', help='print the amp pass statistics (cast counts)')
     ap.add_argument('--keep', default=None, help='write the generated module here')
+    ap.add_argument('--policy', default='',
+                    help='extra amp-autocast options that change the cast policy, e.g. '
+                         '"fp32-ops=linalg.depthwise_conv_2d_nchw_chw" (to find the ops '
+                         'that cost accuracy)')
     a = ap.parse_args()
 
     src = open(a.model).read()
     module = build_module(src, a.device, a.dtype, a.repeat)
     if a.keep:
         open(a.keep, 'w').write(module)
-    opt = [tool('amp-opt', a.build), '-', f'--amp-randomize-weights=seed={a.seed}',
-           f'--amp-cpu-pipeline=mode={a.mode}']
+    opt = [tool('amp-opt', a.build), '-', f'--amp-randomize-weights=seed={a.seed}']
+    if a.policy:
+        # The pipeline's own amp-autocast then finds no autocast scope left.
+        opt.append(f'--amp-autocast=mode={a.mode} {a.policy}')
+    opt.append(f'--amp-cpu-pipeline=mode={a.mode}')
     if a.stats:
         opt.append('-mlir-pass-statistics')
     p = subprocess.run(opt, input=module, capture_output=True, text=True)

@@ -179,21 +179,22 @@ void AutocastOp::getRegionInvocationBounds(
   bounds.emplace_back(1, 1);
 }
 
+void mlir::amp::inlineAutocastRegion(AutocastOp autocast) {
+  YieldOp yield = autocast.getYield();
+  autocast->replaceAllUsesWith(yield.getOperands());
+  yield->erase();
+  autocast->getBlock()->getOperations().splice(
+      autocast->getIterator(), autocast.getBodyBlock()->getOperations());
+  autocast->erase();
+}
+
 void mlir::amp::inlineAutocastRegions(Operation *root) {
   // Post-order: inner regions are inlined before the ones around them.
   root->walk([](Operation *op) {
-    auto autocast = dyn_cast<AutocastOp>(op);
-    if (!autocast) {
-      if (isa<FunctionOpInterface>(op))
-        op->removeAttr(AmpDialect::getAutocastAttrName());
-      return;
-    }
-    YieldOp yield = autocast.getYield();
-    autocast->replaceAllUsesWith(yield.getOperands());
-    yield->erase();
-    op->getBlock()->getOperations().splice(
-        op->getIterator(), autocast.getBodyBlock()->getOperations());
-    op->erase();
+    if (auto autocast = dyn_cast<AutocastOp>(op))
+      inlineAutocastRegion(autocast);
+    else if (isa<FunctionOpInterface>(op))
+      op->removeAttr(AmpDialect::getAutocastAttrName());
   });
 }
 

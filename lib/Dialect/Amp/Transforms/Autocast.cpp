@@ -305,14 +305,14 @@ class ScopeRewriter {
 public:
   ScopeRewriter(const Scope &scope, Mode mode, bool annotate,
                 const CastPolicyOverrides &overrides, Counters &counters,
-                DenseMap<Value, Type> &originalTypes)
+                DenseMap<Value, Type> &originalTypes, RetypeVerifier &verifier)
       : scope(scope), mode(scope.config.getEnabled() ? mode : Mode::eager),
         enabled(scope.config.getEnabled()),
         cacheEnabled(scope.config.getCacheEnabled()), annotate(annotate),
         low(scope.config.getLowerPrecisionType()),
         f32(Float32Type::get(scope.owner->getContext())),
         policy(scope.config.getDeviceType(), overrides), counters(counters),
-        originalTypes(originalTypes) {}
+        originalTypes(originalTypes), verifier(verifier) {}
 
   LogicalResult run() {
     if (mode == Mode::graph)
@@ -414,7 +414,7 @@ private:
     auto castFn = [&](Value v, FloatType elem, Operation *user) {
       return castTo(v, elem, user);
     };
-    FailureOr<Operation *> newOp = retypeOp(op, compute, castFn);
+    FailureOr<Operation *> newOp = retypeOp(op, compute, castFn, verifier);
     if (failed(newOp) && compute != f32) {
       // Only a lower op is asked for low precision by the policy itself; an
       // infer or clear op painted low just stays f32.
@@ -424,7 +424,7 @@ private:
             << " as the cast policy asks; it stays f32";
       ++counters.keptF32;
       compute = f32;
-      newOp = retypeOp(op, compute, castFn);
+      newOp = retypeOp(op, compute, castFn, verifier);
     }
     if (failed(newOp)) {
       emitWarning(op->getLoc())
@@ -617,6 +617,7 @@ private:
   DenseMap<Operation *, std::pair<CastCategory, Paint>> decisions;
   DenseMap<std::pair<Value, Type>, Value> castCache;
   DenseMap<Value, Type> &originalTypes;
+  RetypeVerifier &verifier;
 };
 
 //===----------------------------------------------------------------------===//
@@ -690,17 +691,22 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
     // Outermost scopes first; the scopes nested in one are collected only
     // after it is processed (its rewrite may rebuild the ops around them).
     std::deque<Scope> worklist;
-    collectChildScopes(module.getBodyRegion(), worklist);
+    // The scope owners in the order they are processed (outermost first),
+    // with the decorated declarations.
+    SmallVector<Operation *> processed;
+    collectChildScopes(module.getBodyRegion(), worklist, processed);
     Counters counters;
+    RetypeVerifier verifier;
     Mode parsedMode = mode == "eager" ? Mode::eager : Mode::graph;
     while (!worklist.empty()) {
       Scope scope = worklist.front();
       worklist.pop_front();
       ScopeRewriter rewriter(scope, parsedMode, annotate, overrides, counters,
-                             originalTypes);
+                             originalTypes, verifier);
       if (failed(rewriter.run()))
         return signalPassFailure();
-      collectChildScopes(*scope.region, worklist);
+      processed.push_back(scope.owner);
+      collectChildScopes(*scope.region, worklist, processed);
     }
     originalTypes.clear();
     recordStatistics(
@@ -720,25 +726,42 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
           "retypable)",
           counters.keptF32}});
 
-    if (!keepRegions)
-      inlineAutocastRegions(module);
+    if (!keepRegions) {
+      // Innermost first: the worklist ran outermost first.
+      for (Operation *owner : llvm::reverse(processed)) {
+        if (auto autocast = dyn_cast<AutocastOp>(owner))
+          inlineAutocastRegion(autocast);
+        else
+          owner->removeAttr(AmpDialect::getAutocastAttrName());
+      }
+    }
     eraseDeadHelpers(module);
   }
 
   /// Erases the casts, constants, fills and empty tensors that retyping left
-  /// without users.
+  /// without users, and the helpers that only they used.
   static void eraseDeadHelpers(ModuleOp module) {
-    bool erased = true;
-    while (erased) {
-      erased = false;
-      module.walk([&](Operation *op) {
-        if (isa<CastOp, arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp,
-                linalg::FillOp>(op) &&
-            op->use_empty()) {
-          op->erase();
-          erased = true;
-        }
-      });
+    auto isDeadHelper = [](Operation *op) {
+      return isa<CastOp, arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp,
+                 linalg::FillOp>(op) &&
+             op->use_empty();
+    };
+    SmallVector<Operation *> worklist;
+    DenseSet<Operation *> queued;
+    module.walk([&](Operation *op) {
+      if (isDeadHelper(op) && queued.insert(op).second)
+        worklist.push_back(op);
+    });
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      SmallVector<Operation *> producers;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          producers.push_back(def);
+      op->erase();
+      for (Operation *def : producers)
+        if (isDeadHelper(def) && queued.insert(def).second)
+          worklist.push_back(def);
     }
   }
 
@@ -757,13 +780,19 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
     return Scope{op, &func.getFunctionBody(), config};
   }
 
-  /// Appends the scopes in `region` that no other scope in it encloses.
-  static void collectChildScopes(Region &region, std::deque<Scope> &out) {
+  /// Appends the scopes in `region` that no other scope in it encloses, and
+  /// the decorated function declarations (no body, nothing to rewrite) to
+  /// `declarations`.
+  static void collectChildScopes(Region &region, std::deque<Scope> &out,
+                                 SmallVectorImpl<Operation *> &declarations) {
     region.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (std::optional<Scope> scope = getScope(op)) {
         out.push_back(*scope);
         return WalkResult::skip();
       }
+      if (isa<FunctionOpInterface>(op) &&
+          op->hasAttr(AmpDialect::getAutocastAttrName()))
+        declarations.push_back(op);
       return WalkResult::advance();
     });
   }

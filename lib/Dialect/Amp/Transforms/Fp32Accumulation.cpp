@@ -89,6 +89,7 @@ struct AmpFp32AccumulationPass
 
   void runOnOperation() override {
     numContractions = numReductions = 0;
+    verifier = RetypeVerifier();
     SmallVector<Operation *> candidates;
     getOperation()->walk([&](Operation *op) {
       if (isa<linalg::LinalgOp, linalg::SoftmaxOp, tosa::MatMulOp,
@@ -133,6 +134,8 @@ struct AmpFp32AccumulationPass
 
   uint64_t numContractions = 0, numReductions = 0;
   llvm::SetVector<Operation *> deadCandidates;
+  /// Checks the rebuilt ops (one per run: it remembers verified signatures).
+  RetypeVerifier verifier;
 
   LogicalResult rewrite(Operation *op) {
     FloatType f32 = Float32Type::get(op->getContext());
@@ -160,8 +163,8 @@ struct AmpFp32AccumulationPass
       noteMaybeDead(linalgOp.getDpsInits());
       bool contraction = accumulatesProducts(linalgOp);
       SmallVector<Value> inputs(linalgOp.getDpsInputs());
-      Operation *newOp =
-          rebuildStructuredOp(b, linalgOp, inputs, inits, f32, castBefore);
+      Operation *newOp = rebuildStructuredOp(b, linalgOp, inputs, inits, f32,
+                                             castBefore, verifier);
       if (!newOp) {
         // Leave the op as it was (its casts are dead), and say so.
         emitWarning(loc) << "amp-fp32-accumulation: cannot rebuild this op "

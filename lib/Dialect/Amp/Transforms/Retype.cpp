@@ -143,7 +143,8 @@ bool verifiesQuietly(Operation *op) {
 /// argument types against operand element types, and yielded types against
 /// init element types. (Shapes and indexing maps do not change; the full
 /// structured-op verifier is what the pass would pay most for.)
-bool structuredOpIsConsistent(linalg::LinalgOp op) {
+bool structuredOpIsConsistent(linalg::LinalgOp op,
+                              function_ref<bool(Operation *)> verifyOne) {
   Block *body = op.getBlock();
   for (OpOperand &operand : op->getOpOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(&operand);
@@ -157,30 +158,14 @@ bool structuredOpIsConsistent(linalg::LinalgOp op) {
   for (auto [result, init] : llvm::zip(op->getResults(), op.getDpsInits()))
     if (result.getType() != init.getType())
       return false;
-  return llvm::all_of(*body, [](Operation &inner) {
+  return llvm::all_of(*body, [&](Operation &inner) {
     return inner
-               .walk([](Operation *nested) {
-                 return verifiesQuietly(nested) ? WalkResult::advance()
-                                                : WalkResult::interrupt();
+               .walk([&](Operation *nested) {
+                 return verifyOne(nested) ? WalkResult::advance()
+                                          : WalkResult::interrupt();
                })
                .wasInterrupted() == false;
   });
-}
-
-/// Verifies a retyped `op` without reporting: a failure is the caller's to
-/// explain. Dominance is not re-checked (retyping does not move values);
-/// checking it would recompute the order of the enclosing block on every
-/// call, quadratic in the size of a function.
-LogicalResult verifyQuietly(Operation *op) {
-  ScopedDiagnosticHandler silence(op->getContext(),
-                                  [](Diagnostic &) { return success(); });
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return success(structuredOpIsConsistent(linalgOp));
-  WalkResult result = op->walk<WalkOrder::PostOrder>([](Operation *nested) {
-    return verifiesQuietly(nested) ? WalkResult::advance()
-                                   : WalkResult::interrupt();
-  });
-  return failure(result.wasInterrupted());
 }
 
 /// Converts arith.extf/truncf whose operand and result types now coincide
@@ -277,7 +262,8 @@ void setStructuredOperands(linalg::LinalgOp op, ValueRange inputs,
 /// mixed-precision operands). Restores the op and fails when the result is
 /// inconsistent.
 LogicalResult rebuildNamedOpInPlace(OpBuilder &b, linalg::LinalgOp op,
-                                    ValueRange inputs, ValueRange inits) {
+                                    ValueRange inputs, ValueRange inits,
+                                    RetypeVerifier &verifier) {
   SmallVector<Value> oldOperands(op->getOperands());
   SmallVector<Type> oldTypes(op->getResultTypes());
   setStructuredOperands(op, inputs, inits);
@@ -328,7 +314,7 @@ LogicalResult rebuildNamedOpInPlace(OpBuilder &b, linalg::LinalgOp op,
     for (Operation &inner : *payload)
       for (OpResult result : inner.getResults())
         retype(result);
-    if (succeeded(verifyQuietly(op)))
+    if (succeeded(verifier.verify(op)))
       return success();
     // Not expected; undo, and let the region builder below rebuild the
     // payload from scratch.
@@ -351,7 +337,7 @@ LogicalResult rebuildNamedOpInPlace(OpBuilder &b, linalg::LinalgOp op,
   ib.setInsertionPointToStart(body);
   op.getRegionBuilder()(ib, *body, op->getAttrs(),
                         [&] { return op->emitError(); });
-  if (succeeded(verifyQuietly(op))) {
+  if (succeeded(verifier.verify(op))) {
     oldBody->dropAllReferences();
     delete oldBody;
     return success();
@@ -368,10 +354,10 @@ LogicalResult rebuildNamedOpInPlace(OpBuilder &b, linalg::LinalgOp op,
 
 Operation *mlir::amp::rebuildStructuredOp(OpBuilder &b, linalg::LinalgOp op,
                                           ValueRange inputs, ValueRange inits,
-                                          FloatType payloadType,
-                                          CastFn castTo) {
+                                          FloatType payloadType, CastFn castTo,
+                                          RetypeVerifier &verifier) {
   if (op.getRegionBuilder())
-    return succeeded(rebuildNamedOpInPlace(b, op, inputs, inits))
+    return succeeded(rebuildNamedOpInPlace(b, op, inputs, inits, verifier))
                ? op.getOperation()
                : nullptr;
 
@@ -411,7 +397,7 @@ Operation *mlir::amp::rebuildStructuredOp(OpBuilder &b, linalg::LinalgOp op,
               : arith::TruncFOp::create(yb, yield.getLoc(), to, v).getResult());
     }
   }
-  if (failed(verifyQuietly(newOp))) {
+  if (failed(verifier.verify(newOp))) {
     newOp->erase();
     return nullptr;
   }
@@ -433,7 +419,8 @@ void retypeAttributes(Operation *op, FloatType compute) {
 }
 
 FailureOr<Operation *> retypeStructuredOp(linalg::LinalgOp op,
-                                          FloatType compute, CastFn castTo) {
+                                          FloatType compute, CastFn castTo,
+                                          RetypeVerifier &verifier) {
   bool changed = false;
   OpBuilder b(op);
   SmallVector<Value> inputs, inits;
@@ -465,7 +452,8 @@ FailureOr<Operation *> retypeStructuredOp(linalg::LinalgOp op,
   }
   if (!changed)
     return op.getOperation();
-  Operation *newOp = rebuildStructuredOp(b, op, inputs, inits, compute, castTo);
+  Operation *newOp =
+      rebuildStructuredOp(b, op, inputs, inits, compute, castTo, verifier);
   if (!newOp)
     return failure();
   if (newOp != op.getOperation()) {
@@ -476,10 +464,50 @@ FailureOr<Operation *> retypeStructuredOp(linalg::LinalgOp op,
 }
 } // namespace
 
-FailureOr<Operation *> mlir::amp::retypeOp(Operation *op, FloatType compute,
-                                           CastFn castTo) {
+/// Dominance is not re-checked (retyping does not move values); checking it
+/// would recompute the order of the enclosing block on every call, quadratic
+/// in the size of a function.
+LogicalResult RetypeVerifier::verify(Operation *op) {
+  ScopedDiagnosticHandler silence(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+  auto verifyOne = [&](Operation *nested) { return verifiesCached(nested); };
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-    return retypeStructuredOp(linalgOp, compute, castTo);
+    return success(structuredOpIsConsistent(linalgOp, verifyOne));
+  WalkResult result = op->walk<WalkOrder::PostOrder>([&](Operation *nested) {
+    return verifyOne(nested) ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+bool RetypeVerifier::verifiesCached(Operation *op) {
+  if (op->getNumRegions() || op->getNumSuccessors())
+    return verifiesQuietly(op);
+  key.clear();
+  key.push_back(op->getName().getAsOpaquePointer());
+  key.push_back(op->getAttrDictionary().getAsOpaquePointer());
+  for (Value v : op->getOperands()) {
+    key.push_back(v.getType().getAsOpaquePointer());
+    Attribute cst;
+    if (Operation *def = v.getDefiningOp();
+        def && def->hasTrait<OpTrait::ConstantLike>())
+      matchPattern(v, m_Constant(&cst));
+    key.push_back(cst.getAsOpaquePointer());
+  }
+  for (Type t : op->getResultTypes())
+    key.push_back(t.getAsOpaquePointer());
+  if (verified.count(key))
+    return true;
+  if (!verifiesQuietly(op))
+    return false;
+  verified.insert(key);
+  return true;
+}
+
+FailureOr<Operation *> mlir::amp::retypeOp(Operation *op, FloatType compute,
+                                           CastFn castTo,
+                                           RetypeVerifier &verifier) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return retypeStructuredOp(linalgOp, compute, castTo, verifier);
 
   // Nothing to do when no operand or result changes type (and no padding
   // value, for tensor.pad), unless the op also has float values autocast
@@ -532,7 +560,7 @@ FailureOr<Operation *> mlir::amp::retypeOp(Operation *op, FloatType compute,
     }
   }
 
-  if (succeeded(verifyQuietly(op)))
+  if (succeeded(verifier.verify(op)))
     return op;
   op->setOperands(oldOperands);
   for (auto [result, type] : llvm::zip(op->getResults(), oldResultTypes))

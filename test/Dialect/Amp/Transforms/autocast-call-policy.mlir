@@ -14,3 +14,18 @@ func.func @call_in_lower(%x: tensor<4xf32>) -> tensor<4xf32>
   %r = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// Retyped ops are verified once per signature (name, attributes, operand and
+// result types, constant operands), and failures are not remembered: the
+// second, identical call warns too.
+// CHECK-LABEL: func @identical_calls
+// CHECK: %[[A:.*]] = call @g(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: call @g(%[[A]]) : (tensor<4xf32>) -> tensor<4xf32>
+func.func @identical_calls(%x: tensor<4xf32>) -> tensor<4xf32>
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  // expected-warning @+1 {{'func.call' cannot be retyped to 'f16' as the cast policy asks; it stays f32}}
+  %a = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning @+1 {{'func.call' cannot be retyped to 'f16' as the cast policy asks; it stays f32}}
+  %b = func.call @g(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %b : tensor<4xf32>
+}

@@ -42,6 +42,9 @@ FloatType getDefaultLowerPrecisionType(MLIRContext *ctx, DeviceType device);
 /// round to nearest, ties to even, subnormals kept, overflow to infinity.
 llvm::APFloat roundToFloatType(llvm::APFloat value, FloatType type);
 
+/// Replaces `autocast` by its body; its results become the yielded values.
+void inlineAutocastRegion(AutocastOp autocast);
+
 /// Replaces every amp.autocast op nested in `root` by its body (inner
 /// regions first; results become the yielded values) and removes the
 /// `amp.autocast` decorator from every function under `root`.
