@@ -68,6 +68,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.cacheTile = llvm::to_vector(options.cacheTile);
   tileOptions.registerTile = llvm::to_vector(options.registerTile);
   tileOptions.parallel = options.parallel;
+  tileOptions.packRhs = options.packRhs;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
   if (failed(addPassList(pm,
                        "func.func(canonicalize,cse,loop-invariant-subset-hoisting,"

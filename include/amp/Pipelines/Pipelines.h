@@ -44,6 +44,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Run the cache tiles of contractions on threads (an "
                      "OpenMP parallel loop, LLVM's libomp)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> packRhs{
+      *this, "pack-rhs",
+      llvm::cl::desc("Pack the B operand of large matmuls into panels as "
+                     "wide as the register tile (see "
+                     "amp-cpu-tile-and-vectorize)"),
+      llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
       llvm::cl::desc("Cache tile sizes (m, n, k) of contractions")};

@@ -42,6 +42,11 @@ constexpr int64_t kDefaultRegisterTile[3] = {6, 16, 8};
 /// small convolutions of mobilenet_v2 ran 2x slower threaded).
 constexpr int64_t kMinParallelFlops = int64_t(1) << 25;
 
+/// A matmul whose B operand (K x N) holds at least this many bytes gets it
+/// packed into panels (see packRhsPanels): smaller ones stay in L2 as they
+/// are.
+constexpr int64_t kMinPackedRhsBytes = int64_t(256) << 10;
+
 /// Marks the register tiles between tiling and vectorization (peeling and
 /// canonicalization clone and rebuild them).
 constexpr StringLiteral kRegisterTileMarker = "__amp_register_tile__";
@@ -56,24 +61,149 @@ int64_t largestDivisorAtMost(int64_t size, int64_t target) {
   return 1;
 }
 
-/// Tile sizes for `op`: `mnk` (reduced to divisors) for the innermost m, n
-/// and k dimensions, 1 for the batch and the outer m/n/k dimensions (a
-/// contraction has no other dimensions).
-SmallVector<int64_t> contractionTileSizes(linalg::LinalgOp op,
-                                          const linalg::ContractionDimensions &dims,
-                                          ArrayRef<int64_t> mnk) {
+/// Tile sizes for `op` whose dimension groups (m, n, k) may hold several
+/// dimensions (a packed contraction): each group's target is spread over
+/// its dimensions from the innermost out, each taking the largest divisor
+/// of its extent within what is left of the target.
+SmallVector<int64_t> groupTileSizes(linalg::LinalgOp op,
+                                    const linalg::ContractionDimensions &dims,
+                                    ArrayRef<int64_t> mnk) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> sizes(ranges.size(), 1);
-  auto setInnermost = [&](ArrayRef<unsigned> group, int64_t target) {
-    if (group.empty())
-      return;
-    unsigned d = group.back();
-    sizes[d] = largestDivisorAtMost(ranges[d], target);
+  auto spread = [&](ArrayRef<unsigned> group, int64_t target) {
+    for (unsigned d : llvm::reverse(group)) {
+      sizes[d] = largestDivisorAtMost(ranges[d], target);
+      target = std::max<int64_t>(1, target / sizes[d]);
+    }
   };
-  setInnermost(dims.m, mnk[0]);
-  setInnermost(dims.n, mnk[1]);
-  setInnermost(dims.k, mnk[2]);
+  spread(dims.m, mnk[0]);
+  spread(dims.n, mnk[1]);
+  spread(dims.k, mnk[2]);
   return sizes;
+}
+
+/// A mixed-precision matmul (f16/bf16 operands, f32 accumulator) converts
+/// its operands in its payload, once per multiply: every element of A is
+/// converted N / n_r times, every element of B M / m_r times. On a CPU
+/// without f16/bf16 arithmetic a conversion (integer shifts for bf16) costs
+/// as much as the FMA it feeds. Both operands are converted once instead
+/// (an elementwise `arith.extf`, exact), as B is copied into panels anyway,
+/// and the matmul is rebuilt on f32 operands: the same numbers. Returns the
+/// matmul to pack.
+linalg::MatmulOp extendOperandsToAccumulatorType(RewriterBase &rewriter,
+                                                 linalg::MatmulOp op) {
+  Value acc = op.getDpsInitOperand(0)->get();
+  auto accElem = dyn_cast<FloatType>(getElementTypeOrSelf(acc.getType()));
+  if (!accElem)
+    return op;
+  Location loc = op.getLoc();
+  bool changed = false;
+  SmallVector<Value> inputs;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    Value v = operand->get();
+    auto type = cast<RankedTensorType>(v.getType());
+    auto elem = dyn_cast<FloatType>(type.getElementType());
+    if (!elem || elem.getWidth() >= accElem.getWidth()) {
+      inputs.push_back(v);
+      continue;
+    }
+    auto wideType = type.clone(accElem);
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, wideType.getShape(), accElem);
+    AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                              utils::IteratorType::parallel);
+    inputs.push_back(
+        linalg::GenericOp::create(
+            rewriter, loc, wideType, ValueRange{v}, ValueRange{init},
+            ArrayRef<AffineMap>{id, id}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value ext = arith::ExtFOp::create(b, l, accElem, args[0]);
+              linalg::YieldOp::create(b, l, ext);
+            })
+            .getResult(0));
+    changed = true;
+  }
+  if (!changed)
+    return op;
+  auto wideMatmul = linalg::MatmulOp::create(
+      rewriter, loc, op->getResultTypes(), inputs, ValueRange{acc});
+  rewriter.replaceOp(op, wideMatmul->getResults());
+  return wideMatmul;
+}
+
+/// Packs the B operand of the plain 2-D matmul `op` (C[M,N] += A[M,K] *
+/// B[K,N]) into panels of `nr` columns: B becomes (N/nr) x K x nr, so that
+/// the K x nr strip a register tile streams is contiguous, instead of nr
+/// columns read at a stride of N elements (for N a power of two every row
+/// of the strip falls into the same cache set, and the strip does not stay
+/// in L1 or L2 between register tiles). C is viewed as M x (N/nr) x nr
+/// (a reshape, no copy). Upstream `linalg::pack` and `packTranspose` do
+/// the rewrite; the packs are lowered at once to reshapes and a transpose.
+/// The packed contraction's loops are ordered (N/nr, M, K, nr), so that a
+/// register tile's vector.contract has a leading unit dimension, which
+/// vector canonicalization drops. Returns the packed contraction.
+FailureOr<linalg::LinalgOp> packRhsPanels(RewriterBase &rewriter,
+                                          linalg::MatmulOp op, int64_t nr) {
+  rewriter.setInsertionPoint(op);
+  op = extendOperandsToAccumulatorType(rewriter, op);
+  OpFoldResult zero = rewriter.getIndexAttr(0);
+  FailureOr<linalg::PackResult> packed =
+      linalg::pack(rewriter, op, {zero, rewriter.getIndexAttr(nr), zero});
+  if (failed(packed))
+    return failure();
+  Value rhs = packed->packedLinalgOp.getDpsInputOperand(1)->get();
+  auto rhsPack = rhs.getDefiningOp<linalg::PackOp>();
+  if (!rhsPack)
+    return failure();
+  // (K/1) x (N/nr) x nr -> (N/nr) x K x nr.
+  FailureOr<linalg::PackTransposeResult> transposed = linalg::packTranspose(
+      rewriter, rhsPack, packed->packedLinalgOp, /*maybeUnPackOp=*/nullptr,
+      /*outerPerm=*/{1, 0}, /*innerPerm=*/{});
+  if (failed(transposed))
+    return failure();
+  auto generic = dyn_cast<linalg::GenericOp>(
+      transposed->transposedLinalgOp.getOperation());
+  if (!generic)
+    return failure();
+  // Loops (m, n/nr, k, nr) -> (n/nr, m, k, nr).
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, {1, 0, 2, 3});
+  if (failed(interchanged))
+    return failure();
+  // The packs become reshapes and transposes, which bufferize.
+  SmallVector<linalg::PackOp> packs;
+  SmallVector<linalg::UnPackOp> unpacks;
+  for (Value v : interchanged->getOperands())
+    if (auto pack = v.getDefiningOp<linalg::PackOp>())
+      packs.push_back(pack);
+  for (Operation *user : interchanged->getResult(0).getUsers())
+    if (auto unpack = dyn_cast<linalg::UnPackOp>(user))
+      unpacks.push_back(unpack);
+  for (linalg::PackOp pack : packs) {
+    rewriter.setInsertionPoint(pack);
+    if (failed(linalg::lowerPack(rewriter, pack)))
+      return failure();
+  }
+  for (linalg::UnPackOp unpack : unpacks) {
+    rewriter.setInsertionPoint(unpack);
+    if (failed(linalg::lowerUnPack(rewriter, unpack)))
+      return failure();
+  }
+  return cast<linalg::LinalgOp>(interchanged->getOperation());
+}
+
+/// True when `op` is a plain static 2-D matmul on tensors whose B operand
+/// is big enough to be packed (see packRhsPanels) and has N divisible by
+/// `nr`.
+bool shouldPackRhs(linalg::MatmulOp op, int64_t nr) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      op.hasUserDefinedMaps() || op->getNumResults() != 1)
+    return false;
+  auto rhs = cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
+  int64_t k = rhs.getDimSize(0), n = rhs.getDimSize(1);
+  int64_t bytes = k * n * rhs.getElementTypeBitWidth() / 8;
+  return nr > 1 && n % nr == 0 && n > nr && bytes >= kMinPackedRhsBytes;
 }
 
 /// Tiles `op` with `sizes` (0: not tiled) into loops of `loopType`; returns
@@ -141,10 +271,11 @@ struct AmpCpuTileAndVectorizePass
         linalg::inferContractionDims(op);
     if (failed(dims))
       return;
-    SmallVector<int64_t> outer = contractionTileSizes(op, *dims, cache);
+    SmallVector<int64_t> outer = groupTileSizes(op, *dims, cache);
     // Register tiles have the requested sizes (at most the cache tile's);
     // where they do not divide the cache tile, the loop is peeled below, so
-    // every tile still has a static shape.
+    // every tile still has a static shape. In a packed contraction the
+    // inner (panel) dimension of a group has the register size already.
     SmallVector<int64_t> inner(outer.size(), 1);
     auto setInnermost = [&](ArrayRef<unsigned> group, int64_t target) {
       if (!group.empty())
@@ -227,7 +358,16 @@ struct AmpCpuTileAndVectorizePass
           });
     }
 
-    // 2. Tile every static contraction twice and vectorize the register tile.
+    // 2. Large matmuls get their B operand packed into register-wide panels.
+    SmallVector<linalg::MatmulOp> matmuls;
+    func.walk([&](linalg::MatmulOp op) {
+      if (packRhs && shouldPackRhs(op, reg[1]))
+        matmuls.push_back(op);
+    });
+    for (linalg::MatmulOp op : matmuls)
+      (void)packRhsPanels(rewriter, op, reg[1]);
+
+    // 3. Tile every static contraction twice and vectorize the register tile.
     SmallVector<linalg::LinalgOp> contractions;
     func.walk([&](linalg::LinalgOp op) {
       // Empty iteration spaces have nothing to tile (and tiling a zero-size
@@ -240,7 +380,7 @@ struct AmpCpuTileAndVectorizePass
     for (linalg::LinalgOp op : contractions)
       tileContraction(rewriter, op, cache, reg);
 
-    // 3. Fold the peeled loops' bounds into the tiles' shapes, then
+    // 4. Fold the peeled loops' bounds into the tiles' shapes, then
     // vectorize every register tile.
     if (failed(applyPatternsGreedily(func, canonicalization)))
       return signalPassFailure();
@@ -251,6 +391,22 @@ struct AmpCpuTileAndVectorizePass
     });
     for (linalg::LinalgOp tileOp : registerTiles) {
       rewriter.setInsertionPoint(tileOp);
+      // A packed contraction's register tile has unit loops (one panel):
+      // drop them, so that it vectorizes to the same 2-D contraction as a
+      // plain matmul's tile (rank-reducing slices, no reshapes).
+      if (auto generic = dyn_cast<linalg::GenericOp>(tileOp.getOperation());
+          generic && llvm::is_contained(generic.getStaticLoopRanges(), 1)) {
+        linalg::ControlDropUnitDims control;
+        control.rankReductionStrategy = linalg::ControlDropUnitDims::
+            RankReductionStrategy::ExtractInsertSlice;
+        FailureOr<linalg::DropUnitDimsResult> dropped =
+            linalg::dropUnitDims(rewriter, generic, control);
+        if (succeeded(dropped)) {
+          rewriter.replaceOp(generic, dropped->replacements);
+          tileOp = cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
+          rewriter.setInsertionPoint(tileOp);
+        }
+      }
       FailureOr<linalg::VectorizationResult> vec = failure();
       if (!tileOp.hasDynamicShape())
         vec = linalg::vectorize(rewriter, tileOp);
@@ -262,7 +418,7 @@ struct AmpCpuTileAndVectorizePass
       rewriter.replaceOp(tileOp, vec->replacements);
     }
 
-    // 4. Clean up: fold the tiles' slices into the transfers, turn permuted
+    // 5. Clean up: fold the tiles' slices into the transfers, turn permuted
     // and broadcasting transfers into plain ones folded into the
     // vector.contract's indexing maps, canonicalize.
     RewritePatternSet patterns(ctx);

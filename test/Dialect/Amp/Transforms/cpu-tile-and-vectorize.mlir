@@ -1,6 +1,7 @@
-// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize | FileCheck %s
-// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=32,64,64 register-tile=4,8,4" | FileCheck %s --check-prefix=SMALL
-// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=64,64,128 parallel=true" | FileCheck %s --check-prefix=PAR
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize=pack-rhs=false | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=32,64,64 register-tile=4,8,4 pack-rhs=false" | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=64,64,128 parallel=true pack-rhs=false" | FileCheck %s --check-prefix=PAR
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize | FileCheck %s --check-prefix=PACK
 
 // A matmul: cache tiles (m 128, n 128, k 256 by default; the single k
 // tile's loop folds away), register tiles (6 x 16, k 8) vectorized into a
@@ -18,6 +19,18 @@
 // CHECK: vector.contract {{.*}} : vector<2x8xf32>, vector<8x16xf32> into vector<2x16xf32>
 // CHECK-NOT: linalg.matmul
 // SMALL-LABEL: func @matmul
+// By default (pack-rhs), B (256 KiB) is packed into 16-column panels
+// (K x 16 contiguous): 16 x 256 x 16, the matmul becomes a generic over
+// (N/16, M, K, 16) on C viewed as 256 x 16 x 16, whose cache tiles spread
+// n = 128 over 8 panels of 16; the register tiles drop the unit panel
+// dimension and vectorize as above.
+// PACK-LABEL: func @matmul
+// PACK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [256, 16, 16]
+// PACK: linalg.transpose ins(%{{.*}} : tensor<256x16x16xf32>) outs(%{{.*}} : tensor<16x256x16xf32>) permutation = [1, 0, 2]
+// PACK: scf.for {{.*}} to %c16 step %c8
+// PACK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
+// PACK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<256x16x16xf32> into tensor<256x256xf32>
+// PACK-NOT: linalg.matmul
 // With `parallel`, the m and n cache tiles form an scf.forall and the k
 // cache tiles a sequential loop inside it.
 // PAR-LABEL: func @matmul
@@ -50,6 +63,26 @@ func.func @matmul_bf16(%a: tensor<16x20xbf16>, %b: tensor<20x24xbf16>, %c: tenso
 
 // -----
 
+// A packed bf16 x bf16 -> f32 matmul (B 256 x 512 bf16, 256 KiB): both
+// operands are extended to f32 once (exact), B while being packed, so the
+// register tiles convert nothing.
+// PACK-LABEL: func @matmul_bf16_packed
+// PACK: linalg.generic {{.*}} ins(%{{.*}} : tensor<64x256xbf16>) outs(%{{.*}} : tensor<64x256xf32>)
+// PACK: arith.extf {{.*}} : bf16 to f32
+// PACK: linalg.generic {{.*}} ins(%{{.*}} : tensor<256x512xbf16>) outs(%{{.*}} : tensor<256x512xf32>)
+// PACK: linalg.transpose ins(%{{.*}} : tensor<256x32x16xf32>) outs(%{{.*}} : tensor<32x256x16xf32>)
+// PACK-NOT: arith.extf
+// PACK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
+// PACK-NOT: arith.extf
+// PACK-NOT: linalg.matmul
+// PACK-LABEL: func @batch_matmul
+func.func @matmul_bf16_packed(%a: tensor<64x256xbf16>, %b: tensor<256x512xbf16>, %c: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x256xbf16>, tensor<256x512xbf16>) outs(%c : tensor<64x512xf32>) -> tensor<64x512xf32>
+  return %r : tensor<64x512xf32>
+}
+
+// -----
+
 // A batch_matmul: the batch dimension gets tile size 1 (a unit vector
 // dimension, unrolled when the contraction is lowered).
 // CHECK-LABEL: func @batch_matmul
@@ -63,11 +96,12 @@ func.func @batch_matmul(%a: tensor<4x32x64xf32>, %b: tensor<4x64x32xf32>, %c: te
 
 // -----
 
-// An NCHW convolution: im2col, then a vectorized contraction.
+// An NCHW convolution: im2col, then a vectorized contraction (the unit
+// batch dimension of its register tiles is dropped).
 // CHECK-LABEL: func @conv
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x10x10xf32>) outs(%{{.*}} : tensor<1x72x64xf32>)
-// CHECK: vector.contract {{.*}} : vector<6x8xf32>, vector<1x8x16xf32> into vector<1x6x16xf32>
+// CHECK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
 func.func @conv(%x: tensor<1x8x10x10xf32>, %w: tensor<16x8x3x3xf32>, %o: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) outs(%o : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %r : tensor<1x16x8x8xf32>

@@ -132,12 +132,26 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
       (upstream `linalg::rewriteInIm2Col`; depthwise convolutions are not
       rewritten: upstream's NHWC depthwise im2col is wrong for a batch above
       1 in MLIR 22.1);
+    - with `pack-rhs`, a plain 2-D `linalg.matmul` with static shapes whose
+      B operand (K x N) holds at least 256 KiB and whose N is a multiple of
+      the register tile's n gets B packed into panels: B becomes
+      (N / n_r) x K x n_r (upstream `linalg::pack` and `packTranspose`,
+      lowered to a reshape and a `linalg.transpose`), C is viewed as
+      M x (N / n_r) x n_r, and the contraction becomes a `linalg.generic`
+      with loops (N / n_r, M, K, n_r). The K x n_r strip that a register
+      tile streams is then contiguous, instead of n_r columns at a stride of
+      N elements, which for N a power of two fall into one cache set;
     - every contraction with static shapes (the matmul family, batch_matmul,
-      contraction-shaped `linalg.generic`, the im2col products) is tiled
-      twice with `scf.for` loops: a cache tile (`cache-tile` sizes for the
-      innermost m, n and k dimensions) and a register tile (`register-tile`),
-      batch dimensions and outer m/n/k dimensions get tile size 1. A cache
-      tile size is reduced to the largest divisor of its dimension; a
+      contraction-shaped `linalg.generic`, the im2col products, the packed
+      matmuls) is tiled twice with `scf.for` loops: a cache tile
+      (`cache-tile` sizes for the m, n and k dimensions) and a register tile
+      (`register-tile`). A group of several m (or n, or k) dimensions
+      spreads its cache tile size over them from the innermost out; batch
+      dimensions get tile size 1, and the register tile covers the
+      innermost dimension of each group (unit dimensions of a packed
+      contraction's register tile are dropped before vectorization,
+      `linalg::dropUnitDims`). A cache tile size is reduced to the largest
+      divisor of its dimension; a
       register tile loop whose size does not divide is peeled
       (`scf::peelForLoopAndSimplifyBounds`), so every tile is static (full
       tiles plus one smaller remainder tile). With `parallel`, for
@@ -160,6 +174,8 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
     Option<"parallel", "parallel", "bool", /*default=*/"false",
            "Make the loops over the cache tiles of the parallel (batch, m, n) "
            "dimensions an scf.forall, so they can run on threads">,
+    Option<"packRhs", "pack-rhs", "bool", /*default=*/"true",
+           "Pack the B operand of large matmuls into register-wide panels">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
