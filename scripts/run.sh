@@ -5,11 +5,20 @@
 # compiled for the CPU. Prints loss and test accuracy per epoch side by side,
 # the loss-scale trajectory, the cast statistics, and PASS when every run
 # reaches 95% and each AMP run is within 1 point of f32 (exit 1 otherwise).
+# Then a real model's inference: resnet18 (examples/models, seeded random
+# weights) compiled f32 and with autocast(cpu, bf16) by amp-cpu-pipeline and
+# JIT-run on one input: the amp pass statistics, the time per inference of
+# both, and the relative L2 error of the logits (PASS at most 2e-2, no
+# NaN/inf; exit 1 otherwise).
 # Extra arguments go to `python -m amp_mlir.digits` (e.g. --epochs 30).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
 build="${AMP_BUILD_DIR:-$root/build}"
-cd "$root/python"
-exec "$build/venv/bin/python" -m amp_mlir.digits "$@"
+(cd "$root/python" && "$build/venv/bin/python" -m amp_mlir.digits "$@")
+echo
+echo "== resnet18 inference, f32 vs autocast(cpu, bf16), CPU JIT (20 calls each)"
+"$build/venv/bin/python" "$root/utils/model_harness.py" \
+  "$root/examples/models/resnet18.mlir" --build "$build" --device cpu \
+  --repeat 20 --stats --max-rel-l2 2e-2

@@ -168,7 +168,10 @@ def main():
         sys.stderr.write(p.stderr)
         sys.exit(f'model_harness: amp-opt failed ({p.returncode})')
     if a.stats:
-        sys.stdout.write(p.stderr)
+        # MLIR's own statistics report is empty here (amp passes report in
+        # their own block); drop its banner.
+        sys.stdout.write(re.sub(r'=+-+=+\n\s+\.\.\. Pass statistics report \.\.\.\n=+-+=+\n\n*(?==+-+=+\n)',
+                                '', p.stderr))
     r = subprocess.run([tool('amp-runner', a.build), '-e', 'main', '--entry-point-result=void', '-O3'],
                        input=p.stdout, capture_output=True, text=True)
     if r.returncode != 0:

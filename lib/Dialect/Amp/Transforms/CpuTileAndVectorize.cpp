@@ -89,7 +89,10 @@ SmallVector<int64_t> groupTileSizes(linalg::LinalgOp op,
 /// as much as the FMA it feeds. Both operands are converted once instead
 /// (an elementwise `arith.extf`, exact), as B is copied into panels anyway,
 /// and the matmul is rebuilt on f32 operands: the same numbers. Returns the
-/// matmul to pack.
+/// matmul to pack. (Only the matmuls big enough to pack: widening the
+/// operands of every contraction, im2col convolutions included, was
+/// measured slower on resnet18 cpu/bf16, 6.1 -> 7.5 ms per inference: the
+/// widened im2col patches are large and reused a few times only.)
 linalg::MatmulOp extendOperandsToAccumulatorType(RewriterBase &rewriter,
                                                  linalg::MatmulOp op) {
   Value acc = op.getDpsInitOperand(0)->get();
