@@ -7,7 +7,11 @@
 // before by 8 onto threadIdx.y, so that neighbouring threads of a warp
 // touch neighbouring elements of row-major buffers (coalesced loads). The
 // tiles of the last three dimensions go to blockIdx.x/y/z; outer dimensions
-// loop inside each thread. Upstream's scf-parallel-loop-tiling +
+// loop inside each thread. CUDA allows 2^31 - 1 blocks in x but only 65535
+// in y and z: a dimension whose static block count exceeds 65535 trades
+// places with one that fits (the block order does not change what a thread
+// touches), and a loop that fits no way is an error. Upstream's
+// scf-parallel-loop-tiling +
 // gpu-map-parallel-loops tile the leading dimensions and put the outermost
 // one on threadIdx.x instead.
 //
@@ -33,6 +37,9 @@ namespace {
 
 constexpr int64_t kThreadsX = 32;
 constexpr int64_t kThreadsY = 8;
+/// CUDA's limits on gridDim.y and gridDim.z (gridDim.x: 2^31 - 1).
+constexpr int64_t kMaxBlocksYZ = 65535;
+constexpr int64_t kMaxBlocksX = (int64_t(1) << 31) - 1;
 
 /// `processors[i]` for dimension i counted from the last one.
 SmallVector<gpu::ParallelLoopDimMappingAttr>
@@ -46,6 +53,44 @@ mapping(MLIRContext *ctx, unsigned rank, ArrayRef<gpu::Processor> fromLast) {
     attrs.push_back(gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id));
   }
   return attrs;
+}
+
+/// Reorders `processors` (block processors of the last dimensions of
+/// `loop`, counted from the last one) so that no dimension with a static
+/// block count above 65535 is on blockIdx.y or z: it trades places with
+/// the dimension on blockIdx.x when that one fits. Fails, with an error on
+/// `loop`, when no order fits. Dynamic extents are not known here; a launch
+/// beyond the limits fails at run time with the CUDA error.
+LogicalResult fitGridLimits(scf::ParallelOp loop,
+                            ArrayRef<std::optional<int64_t>> blocks,
+                            SmallVectorImpl<gpu::Processor> &processors) {
+  unsigned rank = blocks.size();
+  auto blocksOf = [&](unsigned fromLast) { return blocks[rank - 1 - fromLast]; };
+  auto tooManyForYZ = [&](unsigned fromLast) {
+    std::optional<int64_t> b = blocksOf(fromLast);
+    return b && *b > kMaxBlocksYZ;
+  };
+  for (unsigned d = 1; d < processors.size(); ++d) {
+    if (!tooManyForYZ(d))
+      continue;
+    // The dimension now on blockIdx.x.
+    unsigned x = llvm::find(processors, gpu::Processor::BlockX) -
+                 processors.begin();
+    if (x != d && !tooManyForYZ(x))
+      std::swap(processors[d], processors[x]);
+  }
+  for (unsigned d = 0; d < processors.size(); ++d) {
+    std::optional<int64_t> b = blocksOf(d);
+    int64_t limit =
+        processors[d] == gpu::Processor::BlockX ? kMaxBlocksX : kMaxBlocksYZ;
+    if (b && *b > limit)
+      return loop.emitError()
+             << "amp-gpu-map-parallel-loops: " << *b
+             << " blocks in dimension " << rank - 1 - d
+             << " exceed CUDA's grid limits (65535 blocks in y and z, "
+                "2^31 - 1 in x), and no other dimension can take its place";
+  }
+  return success();
 }
 
 struct AmpGpuMapParallelLoopsPass
@@ -75,13 +120,28 @@ struct AmpGpuMapParallelLoopsPass
         if (lb && ub && step && *step > 0 && *ub > *lb)
           tiles[i] = std::min(tiles[i], (*ub - *lb + *step - 1) / *step);
       }
+      // Blocks per dimension, where the extent is static.
+      SmallVector<std::optional<int64_t>> blocks(rank);
+      for (unsigned i = 0; i < rank; ++i) {
+        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[i]);
+        std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[i]);
+        std::optional<int64_t> step = getConstantIntValue(loop.getStep()[i]);
+        if (lb && ub && step && *step > 0) {
+          int64_t iterations = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+          blocks[i] = (iterations + tiles[i] - 1) / tiles[i];
+        }
+      }
+      using P = gpu::Processor;
+      SmallVector<P> blockProcessors = {P::BlockX, P::BlockY, P::BlockZ};
+      blockProcessors.resize(std::min<unsigned>(rank, 3));
+      if (failed(fitGridLimits(loop, blocks, blockProcessors)))
+        return signalPassFailure();
       // Constant inner bounds (a guard inside instead of min()), so that
       // the thread dimensions have static sizes.
       auto [outer, inner] =
           scf::tileParallelLoop(loop, tiles, /*noMinMaxBounds=*/true);
-      using P = gpu::Processor;
-      if (failed(gpu::setMappingAttr(
-              outer, mapping(ctx, rank, {P::BlockX, P::BlockY, P::BlockZ}))) ||
+      if (failed(gpu::setMappingAttr(outer,
+                                     mapping(ctx, rank, blockProcessors))) ||
           failed(gpu::setMappingAttr(
               inner, mapping(ctx, rank, {P::ThreadX, P::ThreadY})))) {
         outer.emitError("amp-gpu-map-parallel-loops: invalid mapping");

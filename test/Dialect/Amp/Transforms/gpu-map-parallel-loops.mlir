@@ -53,3 +53,46 @@ func.func @short_rows(%a: memref<1000x5xf32>) {
   }
   return
 }
+
+// -----
+
+// 600000 rows in tiles of 8 are 75000 blocks, over CUDA's 65535 in y: the
+// rows take blockIdx.x (up to 2^31 - 1) and the 2 column tiles blockIdx.y.
+// MAP-LABEL: func @many_rows
+// MAP: } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = block_y, {{.*}}>]}
+// CHECK-LABEL: func @many_rows
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c75000, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c8, {{.*}} = %c1)
+func.func @many_rows(%a: memref<600000x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %rows = arith.constant 600000 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c64) step (%c1, %c1) {
+    memref.store %z, %a[%i, %j] : memref<600000x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 70000 images (third-last dimension, blockIdx.z by default) trade places
+// with the single block of the last dimension.
+// MAP-LABEL: func @many_images
+// MAP: } {mapping = [#gpu.loop_dim_map<processor = block_x, {{.*}}>, #gpu.loop_dim_map<processor = block_y, {{.*}}>, #gpu.loop_dim_map<processor = block_z, {{.*}}>]}
+// CHECK-LABEL: func @many_images
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c70000, {{.*}} = %c1, {{.*}} = %c1)
+func.func @many_images(%a: memref<70000x3x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %n = arith.constant 70000 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%n, %c3, %c32) step (%c1, %c1, %c1) {
+    memref.store %z, %a[%i, %j, %k] : memref<70000x3x32xf32>
+    scf.reduce
+  }
+  return
+}
