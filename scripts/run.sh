@@ -5,7 +5,7 @@
 # compiled for the CPU. Prints loss and test accuracy per epoch side by side,
 # the loss-scale trajectory, the cast statistics, and PASS when every run
 # reaches 95% and each AMP run is within 1 point of f32 (exit 1 otherwise).
-# Then a real model's inference: resnet18 (examples/models, seeded random
+# When the training passes, a real model's inference: resnet18 (examples/models, seeded random
 # weights) compiled f32 and with autocast(cpu, bf16) by amp-cpu-pipeline and
 # JIT-run on one input: the amp pass statistics, the time per inference of
 # both, and the relative L2 error of the logits (PASS at most 2e-2, no

@@ -151,6 +151,16 @@ def main():
                          '"fp32-ops=linalg.depthwise_conv_2d_nchw_chw" (to find the ops '
                          'that cost accuracy)')
     a = ap.parse_args()
+    # Only the cast-policy lists: mode has its own flag, and keep-regions
+    # would leave the regions to the pipeline's own amp-autocast, which
+    # would apply the default policy over this one.
+    policy_option = re.compile(
+        r'^(remove-)?(lower|fp32|promote|infer|clear|keep)-ops=[A-Za-z0-9_.,]+$')
+    for item in a.policy.split():
+        if not policy_option.match(item):
+            ap.error(f"--policy takes amp-autocast's op lists only "
+                     f"((remove-)lower|fp32|promote|infer|clear|keep-ops=dialect.op,...), "
+                     f"got '{item}' (use --mode for the mode)")
 
     src = open(a.model).read()
     module = build_module(src, a.device, a.dtype, a.repeat)

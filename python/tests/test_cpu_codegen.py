@@ -65,3 +65,29 @@ def test_bf16_autocast_matmul_is_bf16_inputs_with_f32_accumulation(m, k, n):
     differ = y != expected
     assert differ.mean() < 0.01
     np.testing.assert_allclose(y[differ], expected[differ], rtol=2.0**-7)
+
+
+UNSIGNED = """
+func.func @mm(%a: tensor<8x1024xi8>, %b: tensor<1024x256xf16>) -> tensor<8x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x256xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x256xf32>) -> tensor<8x256xf32>
+  %r = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>}
+         ins(%a, %b : tensor<8x1024xi8>, tensor<1024x256xf16>)
+         outs(%f : tensor<8x256xf32>) -> tensor<8x256xf32>
+  return %r : tensor<8x256xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("pack", [True, False])
+def test_packed_matmul_keeps_unsigned_cast(pack):
+    # The f16 B is widened and the matmul rebuilt before packing; the i8 A
+    # must still be read as unsigned (uitofp), as linalg.matmul's
+    # cast_unsigned says.
+    rng = np.random.default_rng(0)
+    a = rng.integers(-128, 128, (8, 1024)).astype(np.int8)
+    b = rng.standard_normal((1024, 256)).astype(np.float16)
+    exe = amp.compile(UNSIGNED, pipeline=f"amp-cpu-pipeline{{pack-rhs={int(pack)}}}")
+    ref = a.view(np.uint8).astype(np.float64) @ b.astype(np.float64)
+    assert rel_err(exe.mm(a, b), ref) < 1e-5

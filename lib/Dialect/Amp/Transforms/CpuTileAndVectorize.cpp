@@ -129,8 +129,16 @@ linalg::MatmulOp extendOperandsToAccumulatorType(RewriterBase &rewriter,
   }
   if (!changed)
     return op;
-  auto wideMatmul = linalg::MatmulOp::create(
-      rewriter, loc, op->getResultTypes(), inputs, ValueRange{acc});
+  // The rebuilt matmul keeps the integer cast kind (`cast_unsigned` widens
+  // an integer A with uitofp) and the discardable attributes.
+  SmallVector<NamedAttribute> discardable(op->getDiscardableAttrs());
+  linalg::MatmulOp wideMatmul =
+      op.getCastAttr()
+          ? linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
+                                     inputs, ValueRange{acc}, op.getCastAttr(),
+                                     discardable)
+          : linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
+                                     inputs, ValueRange{acc}, discardable);
   rewriter.replaceOp(op, wideMatmul->getResults());
   return wideMatmul;
 }
@@ -205,7 +213,15 @@ bool shouldPackRhs(linalg::MatmulOp op, int64_t nr) {
     return false;
   auto rhs = cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
   int64_t k = rhs.getDimSize(0), n = rhs.getDimSize(1);
-  int64_t bytes = k * n * rhs.getElementTypeBitWidth() / 8;
+  // The size of the panels: an f16/bf16 B of an f32-accumulating matmul is
+  // packed as f32 (see extendOperandsToAccumulatorType), so that an f32
+  // model and its autocast version pack the same matmuls.
+  int64_t bits = rhs.getElementTypeBitWidth();
+  auto accType = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
+  if (isa<FloatType>(rhs.getElementType()) &&
+      isa<FloatType>(accType.getElementType()))
+    bits = std::max<int64_t>(bits, accType.getElementTypeBitWidth());
+  int64_t bytes = k * n * bits / 8;
   return nr > 1 && n % nr == 0 && n > nr && bytes >= kMinPackedRhsBytes;
 }
 
@@ -216,8 +232,10 @@ tile(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
      scf::SCFTilingOptions::LoopType loopType =
          scf::SCFTilingOptions::LoopType::ForOp,
      SmallVectorImpl<LoopLikeOpInterface> *loops = nullptr) {
-  SmallVector<OpFoldResult> ofr = llvm::map_to_vector(
-      sizes, [&](int64_t s) -> OpFoldResult { return rewriter.getIndexAttr(s); });
+  SmallVector<OpFoldResult> ofr =
+      llvm::map_to_vector(sizes, [&](int64_t s) -> OpFoldResult {
+        return rewriter.getIndexAttr(s);
+      });
   scf::SCFTilingOptions options;
   options.setTileSizes(ofr).setLoopType(loopType);
   rewriter.setInsertionPoint(op);

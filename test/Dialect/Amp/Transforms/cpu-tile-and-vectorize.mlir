@@ -75,10 +75,30 @@ func.func @matmul_bf16(%a: tensor<16x20xbf16>, %b: tensor<20x24xbf16>, %c: tenso
 // PACK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
 // PACK-NOT: arith.extf
 // PACK-NOT: linalg.matmul
-// PACK-LABEL: func @batch_matmul
 func.func @matmul_bf16_packed(%a: tensor<64x256xbf16>, %b: tensor<256x512xbf16>, %c: tensor<64x512xf32>) -> tensor<64x512xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x256xbf16>, tensor<256x512xbf16>) outs(%c : tensor<64x512xf32>) -> tensor<64x512xf32>
   return %r : tensor<64x512xf32>
+}
+
+// -----
+
+// A packed matmul keeps its cast kind: an i8 A with `cast_unsigned` is
+// converted with uitofp after the f16 B is widened and the matmul rebuilt.
+// A bf16 B of 256 x 320 (160 KiB) is packed: as f32, the way it is packed,
+// it holds 320 KiB.
+// PACK-LABEL: func @matmul_unsigned_packed
+// PACK: linalg.transpose
+// PACK: arith.uitofp
+// PACK-NOT: arith.sitofp
+// PACK-LABEL: func @matmul_bf16_sized_as_f32
+// PACK: linalg.transpose ins(%{{.*}} : tensor<256x20x16xf32>)
+func.func @matmul_unsigned_packed(%a: tensor<8x1024xi8>, %b: tensor<1024x256xf16>, %c: tensor<8x256xf32>) -> tensor<8x256xf32> {
+  %r = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : tensor<8x1024xi8>, tensor<1024x256xf16>) outs(%c : tensor<8x256xf32>) -> tensor<8x256xf32>
+  return %r : tensor<8x256xf32>
+}
+func.func @matmul_bf16_sized_as_f32(%a: tensor<64x256xbf16>, %b: tensor<256x320xbf16>, %c: tensor<64x320xf32>) -> tensor<64x320xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x256xbf16>, tensor<256x320xbf16>) outs(%c : tensor<64x320xf32>) -> tensor<64x320xf32>
+  return %r : tensor<64x320xf32>
 }
 
 // -----
