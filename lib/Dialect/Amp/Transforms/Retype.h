@@ -53,10 +53,11 @@ using CastFn =
     function_ref<Value(Value value, FloatType elem, Operation *user)>;
 
 /// Verifies retyped ops without reporting (a failure is the caller's to
-/// explain), remembering the signatures that verified. An op without regions
-/// or successors is described by its name, its attributes, its operand and
-/// result types, and the values of its constant operands: everything
-/// upstream verifiers read. A later op with the same signature verified
+/// explain), remembering the signatures that verified. An op without
+/// regions or successors that is not a terminator (a terminator checks its
+/// operands against its parent) is described by its name, its attributes,
+/// its operand and result types, and the values of its constant operands:
+/// everything upstream verifiers of such ops read. A later op with the same signature verified
 /// already (the autocast pass retypes thousands of identical ops in a
 /// transformer stack) and is not verified again. Failures are not
 /// remembered. One verifier serves one pass run.
