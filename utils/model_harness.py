@@ -11,9 +11,12 @@ The model file holds `func.func @forward(%arg0: tensor<...xf32>) -> tensor<...xf
                 non-finite autocast logits,
 runs `amp-opt --amp-randomize-weights --amp-cpu-pipeline` on it and JIT-runs
 it with `amp-runner`. It prints, one per line:
-  model, device_type, mode, f32_ms, amp_ms, speedup (f32_ms / amp_ms),
-  rel_l2, nonfinite
-and with `--max-rel-l2 X` exits 1 when rel_l2 > X or any logit is NaN/inf.
+  model: NAME
+  autocast: device_type=D dtype=T mode=M
+  f32_ms, amp_ms (per call), speedup (f32_ms / amp_ms), rel_l2, nonfinite
+and with `--max-rel-l2 X` a PASS/FAIL line, exiting 1 when rel_l2 > X or any
+logit is NaN/inf. `--stats` prints the amp pass statistics first; `--policy`
+adds cast-policy op lists to amp-autocast.
 """
 import argparse
 import os
@@ -138,7 +141,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('model')
     ap.add_argument('--device', default='cpu', choices=['cpu', 'cuda'], help='autocast device_type (its default dtype: cpu bf16, cuda f16)')
-    ap.add_argument('--dtype', default=None, choices=[None, 'f16', 'bf16'], help='autocast dtype (default: the device default)')
+    ap.add_argument('--dtype', default=None, choices=['f16', 'bf16'], help='autocast dtype (default: the device default)')
     ap.add_argument('--mode', default='graph', choices=['graph', 'eager'])
     ap.add_argument('--repeat', type=int, default=3, help='timed calls of each version')
     ap.add_argument('--seed', type=int, default=0, help='amp-randomize-weights seed')
