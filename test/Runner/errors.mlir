@@ -10,7 +10,7 @@
 // OK: 42
 // MISSING: entry point not found
 // KIND: only single i32 function result supported
-// UNLOWERED: errors.mlir":[[@LINE+5]]:1): error: amp-runner: 'func.func' is not lowered to the LLVM dialect; compile the input with amp-opt --amp-cpu-pipeline first
+// UNLOWERED: errors.mlir:[[@LINE+5]]:1: error: amp-runner: 'func.func' is not lowered to the LLVM dialect; compile the input with amp-opt --amp-cpu-pipeline first
 // PARSE: error:
 // NOFILE: {{.*}}errors.mlir.missing
 // EMPTY: error: amp-runner: the input module is empty (did the command that produced it fail?)

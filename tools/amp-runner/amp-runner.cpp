@@ -29,15 +29,26 @@
 
 using namespace mlir;
 
+/// Prints `file:line:col: error: message`, as amp-opt does (JitRunnerMain
+/// installs no source-manager handler, so MLIR's default one would print
+/// `loc("file":line:col)`).
+static LogicalResult reportError(Location loc, const Twine &message) {
+  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
+    llvm::errs() << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+                 << fileLoc.getColumn() << ": ";
+  llvm::errs() << "error: " << message << "\n";
+  return failure();
+}
+
 /// Fails, with an error at the op's location, on an empty module and on the
 /// first op that the LLVM IR translation cannot take (its dialect has no
 /// translation interface).
 static LogicalResult checkFullyLowered(Operation *module, JitRunnerOptions &) {
   // An empty module is what a failed compiler upstream of a pipe leaves.
   if (module->getRegion(0).front().empty())
-    return module->emitError()
-           << "amp-runner: the input module is empty (did the command that "
-              "produced it fail?)";
+    return reportError(module->getLoc(),
+                       "amp-runner: the input module is empty (did the "
+                       "command that produced it fail?)");
   Operation *leftover = nullptr;
   module->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == module)
@@ -51,10 +62,10 @@ static LogicalResult checkFullyLowered(Operation *module, JitRunnerOptions &) {
   });
   if (!leftover)
     return success();
-  return leftover->emitError()
-         << "amp-runner: '" << leftover->getName()
-         << "' is not lowered to the LLVM dialect; compile the input with "
-            "amp-opt --amp-cpu-pipeline first";
+  return reportError(leftover->getLoc(),
+                     "amp-runner: '" + leftover->getName().getStringRef() +
+                         "' is not lowered to the LLVM dialect; compile the "
+                         "input with amp-opt --amp-cpu-pipeline first");
 }
 
 int main(int argc, char **argv) {

@@ -562,10 +562,10 @@ private:
 
   /// `v` converted to element type `elem`, valid at `user`.
   Value castTo(Value v, FloatType elem, Operation *user) {
-    Type target = withElementType(v.getType(), elem);
-    if (v.getType() == target)
+    if (getElementTypeOrSelf(v.getType()) == elem)
       return v;
-    auto key = std::make_pair(v, target);
+    // Keyed by element type: the cached value has `v`'s shape.
+    auto key = std::make_pair(v, Type(elem));
     // Constants and shape-only tensors are rebuilt, never cast at run time:
     // sharing them is always right. Other values share a cast only with the
     // weight-cast cache on.
@@ -591,7 +591,7 @@ private:
       Attribute value;
       if (v.getDefiningOp<tosa::ConstOp>() &&
           matchPattern(result, m_Constant(&value))) {
-        result = tosa::ConstOp::create(b, def->getLoc(), target,
+        result = tosa::ConstOp::create(b, def->getLoc(), result.getType(),
                                        cast<ElementsAttr>(value));
         def->erase();
       }
@@ -615,6 +615,7 @@ private:
   Counters &counters;
   /// Graph mode: each painted op's category and colour.
   DenseMap<Operation *, std::pair<CastCategory, Paint>> decisions;
+  /// (value, element type) -> the value converted, for the cache.
   DenseMap<std::pair<Value, Type>, Value> castCache;
   DenseMap<Value, Type> &originalTypes;
   RetypeVerifier &verifier;
