@@ -112,24 +112,20 @@ struct AmpGpuMapParallelLoopsPass
       tiles[rank - 1] = kThreadsX;
       if (rank >= 2)
         tiles[rank - 2] = kThreadsY;
-      // No more threads than iterations in a dimension of known extent.
-      for (unsigned i = 0; i < rank; ++i) {
-        std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[i]);
-        std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[i]);
-        std::optional<int64_t> step = getConstantIntValue(loop.getStep()[i]);
-        if (lb && ub && step && *step > 0 && *ub > *lb)
-          tiles[i] = std::min(tiles[i], (*ub - *lb + *step - 1) / *step);
-      }
-      // Blocks per dimension, where the extent is static.
+      // Where the extent is static: no more threads than iterations, and
+      // the number of blocks.
       SmallVector<std::optional<int64_t>> blocks(rank);
       for (unsigned i = 0; i < rank; ++i) {
         std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[i]);
         std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound()[i]);
         std::optional<int64_t> step = getConstantIntValue(loop.getStep()[i]);
-        if (lb && ub && step && *step > 0) {
-          int64_t iterations = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
-          blocks[i] = (iterations + tiles[i] - 1) / tiles[i];
-        }
+        if (!lb || !ub || !step || *step <= 0)
+          continue;
+        int64_t iterations =
+            std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+        if (iterations > 0)
+          tiles[i] = std::min(tiles[i], iterations);
+        blocks[i] = (iterations + tiles[i] - 1) / tiles[i];
       }
       using P = gpu::Processor;
       SmallVector<P> blockProcessors = {P::BlockX, P::BlockY, P::BlockZ};
