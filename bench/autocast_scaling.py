@@ -4,7 +4,7 @@ modules of N ops (stacked transformer-like blocks, gen_transformer_blocks.py),
 N = 1e3 .. 1e6, and prints per N: the wall time of both whole commands (parse,
 pass, verify, print), their ratio, the time of the pass alone (-mlir-timing),
 and the growth of the autocast time per 10x ops. Each time is the best of
---repeat runs measured in this one process.
+--repeat runs measured in this one process, the two commands alternating.
 
 Usage: bench/autocast_scaling.py [--max 1e6] [--repeat 3] [--amp-opt PATH]
 """
@@ -52,14 +52,18 @@ def main():
             subprocess.run([sys.executable, str(GEN), str(int(n)), path], check=True)
             ops = sum(1 for line in open(path) if " = " in line)
             repeat = args.repeat if n < 1e6 else 1
-            best = {}
-            for flag, pname in (("--canonicalize", "Canonicalizer"),
-                                ("--amp-autocast", "AmpAutocast")):
-                runs = [run([args.amp_opt, path, flag, "-o", os.devnull,
-                             "-mlir-timing"]) for _ in range(repeat)]
-                wall = min(r[0] for r in runs)
-                ptime = min(pass_time(r[1], pname) for r in runs)
-                best[flag] = (wall, ptime)
+            # The two commands alternate, so that a change in the machine's
+            # load during the measurement affects both alike.
+            flags = (("--canonicalize", "Canonicalizer"),
+                     ("--amp-autocast", "AmpAutocast"))
+            runs = {flag: [] for flag, _ in flags}
+            for _ in range(repeat):
+                for flag, _ in flags:
+                    runs[flag].append(run([args.amp_opt, path, flag, "-o",
+                                           os.devnull, "-mlir-timing"]))
+            best = {flag: (min(r[0] for r in runs[flag]),
+                           min(pass_time(r[1], pname) for r in runs[flag]))
+                    for flag, pname in flags}
             canon, amp = best["--canonicalize"], best["--amp-autocast"]
             growth = f"{amp[0] / previous:.1f}x" if previous else "-"
             previous = amp[0]

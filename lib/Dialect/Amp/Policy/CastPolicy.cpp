@@ -186,6 +186,18 @@ CastCategory mlir::amp::classifyStructuredBody(Operation *op,
 // CastPolicy
 //===----------------------------------------------------------------------===//
 
+ArrayRef<PolicyAttr> CastPolicy::getEnclosingPolicies(Operation *parent) const {
+  if (parent != cachedParent) {
+    cachedParent = parent;
+    cachedPolicies.clear();
+    for (; parent; parent = parent->getParentOp())
+      if (auto policy = parent->getAttrOfType<PolicyAttr>(
+              AmpDialect::getPolicyAttrName()))
+        cachedPolicies.push_back(policy);
+  }
+  return cachedPolicies;
+}
+
 std::optional<CastCategory> CastPolicy::classify(Operation *op) const {
   bool touchesFloat = llvm::any_of(op->getOperandTypes(), isAutocastFloat) ||
                       llvm::any_of(op->getResultTypes(), isAutocastFloat);
@@ -193,15 +205,13 @@ std::optional<CastCategory> CastPolicy::classify(Operation *op) const {
     return std::nullopt;
 
   StringRef name = op->getName().getStringRef();
-  if (auto it = overrides.find(name); it != overrides.end())
-    return it->second ? *it->second : CastCategory::infer;
+  if (!overrides.empty())
+    if (auto it = overrides.find(name); it != overrides.end())
+      return it->second ? *it->second : CastCategory::infer;
 
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp())
-    if (auto policy =
-            parent->getAttrOfType<PolicyAttr>(AmpDialect::getPolicyAttrName()))
-      if (std::optional<CastCategory> cat = policy.lookup(name))
-        return cat;
+  for (PolicyAttr policy : getEnclosingPolicies(op->getParentOp()))
+    if (std::optional<CastCategory> cat = policy.lookup(name))
+      return cat;
 
   if (auto iface = dyn_cast<CastPolicyOpInterface>(op))
     return iface.getCastCategory(device);

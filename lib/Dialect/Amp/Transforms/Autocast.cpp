@@ -89,12 +89,14 @@ bool isStructural(Operation *op) {
 SmallVector<Value> getDataOperands(Operation *op) {
   SmallVector<Value> tensors, scalars;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  std::optional<DpsInitRange> inits;
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    inits.emplace(dps);
   for (OpOperand &operand : op->getOpOperands()) {
     Value v = operand.get();
     if (!isAutocastFloat(v.getType()) || v.getDefiningOp<tensor::EmptyOp>())
       continue;
-    if (dps && dps.isDpsInit(&operand)) {
+    if (inits && inits->contains(operand)) {
       if (!linalgOp || !linalgOp.payloadUsesValueFromOperand(&operand) ||
           isRematerializableInit(v))
         continue;
@@ -113,28 +115,36 @@ FloatType widestOf(ArrayRef<Value> values) {
 }
 
 /// The first float constant feeding `op` (directly, through a fill init, or
-/// inside its payload) that does not fit in `type`.
-Attribute findNonFittingConstant(Operation *op, FloatType type) {
-  auto check = [&](Value v) -> Attribute {
+/// inside its payload) that does not fit in `type`. `constantOf(v)` is the
+/// value of an operand of `op` that a constant op defines, else null (the
+/// caller may remember it); constants inside the payload are matched here.
+Attribute findNonFittingConstant(Operation *op, FloatType type,
+                                 function_ref<Attribute(Value)> constantOf) {
+  auto matchConstant = [](Value v) {
     Attribute attr;
-    if (matchPattern(v, m_Constant(&attr)) && isAutocastFloat(v.getType()) &&
-        !constantFitsIn(attr, type))
-      return attr;
+    matchPattern(v, m_Constant(&attr));
+    return attr;
+  };
+  auto check = [&](Value v, auto lookup) -> Attribute {
+    if (!isAutocastFloat(v.getType()))
+      return {};
+    if (Attribute attr = lookup(v))
+      return constantFitsIn(attr, type) ? Attribute() : attr;
     if (auto fill = v.getDefiningOp<linalg::FillOp>())
-      if (matchPattern(fill.value(), m_Constant(&attr)) &&
-          !constantFitsIn(attr, type))
-        return attr;
+      if (Attribute attr = lookup(fill.value()))
+        if (!constantFitsIn(attr, type))
+          return attr;
     return {};
   };
   for (Value v : op->getOperands())
-    if (Attribute bad = check(v))
+    if (Attribute bad = check(v, constantOf))
       return bad;
   Attribute bad;
   for (Region &region : op->getRegions())
     region.walk([&](Operation *inner) {
       for (Value v : inner->getOperands())
-        if (!bad && isAutocastFloat(v.getType()))
-          bad = check(v);
+        if (!bad)
+          bad = check(v, matchConstant);
       return bad ? WalkResult::interrupt() : WalkResult::advance();
     });
   return bad;
@@ -257,10 +267,12 @@ private:
   /// inits (an i1 from a comparison links it to the select that reads it).
   static SmallVector<Value> getEdgeOperands(Operation *op) {
     SmallVector<Value> result;
-    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    std::optional<DpsInitRange> inits;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      inits.emplace(dps);
     for (OpOperand &operand : op->getOpOperands()) {
       Value v = operand.get();
-      if (dps && dps.isDpsInit(&operand) && isRematerializableInit(v))
+      if (inits && inits->contains(operand) && isRematerializableInit(v))
         continue;
       result.push_back(v);
     }
@@ -326,7 +338,7 @@ private:
                SmallVectorImpl<CastCategory> &cats) {
     for (Block &block : region)
       for (Operation &op : block) {
-        if (isa<AutocastOp>(op) || isSource(&op) ||
+        if (isa<AutocastOp>(op) || isSourceOp(&op) ||
             op.hasTrait<OpTrait::IsTerminator>())
           continue;
         if (isStructural(&op)) {
@@ -347,8 +359,38 @@ private:
     collect(*scope.region, ops, cats);
     Operation *terminator = scope.region->front().getTerminator();
     SmallVector<Paint> colours = GraphPainter(ops, cats, terminator).paint();
+    decisions.reserve(ops.size());
     for (auto [op, cat, colour] : llvm::zip(ops, cats, colours))
       decisions[op] = {cat, colour};
+    // Most decided ops change type: room for their results' original types.
+    originalTypes.reserve(originalTypes.size() + ops.size());
+  }
+
+  /// The value of `v` when a constant op defines it, else null; remembered
+  /// (one epsilon constant feeds every block of a stack). Only for operands
+  /// of the region's ops: their constants stay until the pass erases dead
+  /// helpers, while a payload's constants go with a rebuilt op.
+  Attribute getConstantValue(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !def->hasTrait<OpTrait::ConstantLike>())
+      return {};
+    auto [it, inserted] = constantValues.try_emplace(v);
+    if (inserted)
+      matchPattern(v, m_Constant(&it->second));
+    return it->second;
+  }
+
+  /// isSource, remembered for fills: the answer looks at every use, and a
+  /// fill shared by the inits of a whole transformer stack has thousands.
+  /// (Fills are not erased while a scope is rewritten, so no entry goes
+  /// stale.)
+  bool isSourceOp(Operation *op) {
+    if (!isa<linalg::FillOp>(op))
+      return isSource(op);
+    auto [it, inserted] = sourceFills.try_emplace(op, false);
+    if (inserted)
+      it->second = isSource(op);
+    return it->second;
   }
 
   LogicalResult processRegion(Region &region) {
@@ -360,7 +402,7 @@ private:
   }
 
   LogicalResult processOp(Operation *op) {
-    if (isa<AutocastOp>(op) || isSource(op))
+    if (isa<AutocastOp>(op) || isSourceOp(op))
       return success(); // nested regions are scopes of their own
     if (op->hasTrait<OpTrait::IsTerminator>())
       return processTerminator(op);
@@ -403,7 +445,8 @@ private:
     if (!compute)
       return success(); // no float data: nothing to decide
     if (compute != f32) {
-      if (Attribute bad = findNonFittingConstant(op, compute)) {
+      auto constantOf = [&](Value v) { return getConstantValue(v); };
+      if (Attribute bad = findNonFittingConstant(op, compute, constantOf)) {
         emitRemark(op->getLoc())
             << "stays f32: constant " << bad << " does not fit in " << compute;
         ++counters.keptF32;
@@ -613,6 +656,8 @@ private:
   FloatType low, f32;
   CastPolicy policy;
   Counters &counters;
+  DenseMap<Operation *, bool> sourceFills;
+  DenseMap<Value, Attribute> constantValues;
   /// Graph mode: each painted op's category and colour.
   DenseMap<Operation *, std::pair<CastCategory, Paint>> decisions;
   /// (value, element type) -> the value converted, for the cache.
@@ -787,6 +832,10 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
   static void collectChildScopes(Region &region, std::deque<Scope> &out,
                                  SmallVectorImpl<Operation *> &declarations) {
     region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      // Scopes and function declarations have a region; most ops have none
+      // and are not asked for interfaces.
+      if (op->getNumRegions() == 0)
+        return WalkResult::advance();
       if (std::optional<Scope> scope = getScope(op)) {
         out.push_back(*scope);
         return WalkResult::skip();

@@ -30,6 +30,14 @@ Type mlir::amp::withElementType(Type type, Type elem) {
   return elem;
 }
 
+DpsInitRange::DpsInitRange(DestinationStyleOpInterface op) {
+  MutableOperandRange inits = op.getDpsInitsMutable();
+  if (inits.empty())
+    return;
+  begin = OperandRange(inits).getBeginOperandIndex();
+  end = begin + inits.size();
+}
+
 FloatType mlir::amp::widestFloatType(FloatType a, FloatType b) {
   if (!a)
     return b;
@@ -109,8 +117,12 @@ Value mlir::amp::convertElementType(OpBuilder &b, Location loc, Value value,
     return value;
   if (Value remat = rematerializeInit(b, value, elem))
     return remat;
-  return b.createOrFold<CastOp>(loc, withElementType(value.getType(), elem),
-                                value);
+  Type type = withElementType(value.getType(), elem);
+  // Only casts of constants and of casts fold (CastOp::fold).
+  Operation *def = value.getDefiningOp();
+  if (!def || (!isa<CastOp>(def) && !def->hasTrait<OpTrait::ConstantLike>()))
+    return CastOp::create(b, loc, type, value);
+  return b.createOrFold<CastOp>(loc, type, value);
 }
 
 namespace {
@@ -151,11 +163,14 @@ bool structuredOpIsConsistent(linalg::LinalgOp op,
     if (arg && arg.getType() != getElementTypeOrSelf(operand.get().getType()))
       return false;
   }
+  DpsInitRange initRange(op);
+  OperandRange inits =
+      op->getOperands().slice(initRange.begin, initRange.end - initRange.begin);
   Operation *yield = body->getTerminator();
-  for (auto [value, init] : llvm::zip(yield->getOperands(), op.getDpsInits()))
+  for (auto [value, init] : llvm::zip(yield->getOperands(), inits))
     if (value.getType() != getElementTypeOrSelf(init.getType()))
       return false;
-  for (auto [result, init] : llvm::zip(op->getResults(), op.getDpsInits()))
+  for (auto [result, init] : llvm::zip(op->getResults(), inits))
     if (result.getType() != init.getType())
       return false;
   return llvm::all_of(*body, [&](Operation &inner) {
@@ -249,10 +264,11 @@ namespace {
 /// the inits' types.
 void setStructuredOperands(linalg::LinalgOp op, ValueRange inputs,
                            ValueRange inits) {
-  for (auto [operand, v] : llvm::zip(op.getDpsInputOperands(), inputs))
-    operand->set(v);
-  for (auto [operand, v] : llvm::zip(op.getDpsInitsMutable(), inits))
-    operand.set(v);
+  DpsInitRange initRange(op);
+  unsigned nextInput = 0, nextInit = 0;
+  for (OpOperand &operand : op->getOpOperands())
+    operand.set(initRange.contains(operand) ? inits[nextInit++]
+                                            : inputs[nextInput++]);
   for (auto [result, init] : llvm::zip(op->getResults(), inits))
     result.setType(init.getType());
 }
@@ -424,19 +440,14 @@ FailureOr<Operation *> retypeStructuredOp(linalg::LinalgOp op,
   bool changed = false;
   OpBuilder b(op);
   SmallVector<Value> inputs, inits;
-  for (Value v : op.getDpsInputs()) {
+  DpsInitRange initRange(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
     if (needsRetype(v, compute)) {
       v = castTo(v, compute, op);
       changed = true;
     }
-    inputs.push_back(v);
-  }
-  for (Value v : op.getDpsInits()) {
-    if (needsRetype(v, compute)) {
-      v = castTo(v, compute, op);
-      changed = true;
-    }
-    inits.push_back(v);
+    (initRange.contains(operand) ? inits : inputs).push_back(v);
   }
   // Captured float scalars of another type, or a payload computing in
   // another type, also need a rebuild.

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 #include <unordered_set>
 #include <vector>
@@ -21,6 +22,20 @@ namespace mlir::amp {
 /// `type` (a float scalar or a ranked tensor of floats) with element type
 /// `elem`.
 Type withElementType(Type type, Type elem);
+
+/// The operand numbers of a destination-style op's inits: a consecutive
+/// range [begin, end). Each DestinationStyleOpInterface accessor (isDpsInit,
+/// getDpsInits, getDpsInputs) rebuilds the operand segment attribute of ops
+/// with variadic inputs and inits (every named linalg op); the autocast pass
+/// asks once per op through this.
+struct DpsInitRange {
+  unsigned begin = 0, end = 0;
+  explicit DpsInitRange(DestinationStyleOpInterface op);
+  bool contains(OpOperand &operand) const {
+    unsigned number = operand.getOperandNumber();
+    return number >= begin && number < end;
+  }
+};
 
 /// Widest of two float types in the autocast order (f16, bf16 < f32); f16
 /// and bf16 together give f32. Null operands are ignored.

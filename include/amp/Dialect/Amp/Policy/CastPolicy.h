@@ -63,8 +63,18 @@ public:
   DeviceType getDevice() const { return device; }
 
 private:
+  /// The #amp.policy attributes on `parent` and its ancestors, innermost
+  /// first. The ops of one region share their parent: the chain of the last
+  /// parent asked for is remembered. A CastPolicy is used while the policy
+  /// attributes and the parent ops of the ops it classifies stay in place
+  /// (the autocast pass retypes ops; it neither erases parents nor edits
+  /// policies).
+  ArrayRef<PolicyAttr> getEnclosingPolicies(Operation *parent) const;
+
   DeviceType device;
   const CastPolicyOverrides &overrides;
+  mutable Operation *cachedParent = nullptr;
+  mutable SmallVector<PolicyAttr, 2> cachedPolicies;
 };
 
 /// True for the types autocast may retype: f32, f16 and bf16 scalars and
