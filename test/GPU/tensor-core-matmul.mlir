@@ -2,8 +2,13 @@
 // the GPU: inputs 0.5 and 0.25 give 128 * 0.125 = 16 in every element, and
 // a row of 1/3s (not exact in f16) gives 128 * f16(1/3) = 42.65625.
 //
+// Then non-uniform f16 and bf16 matmuls on tensor cores against the f32
+// matmul (SIMT kernels): test/JIT/matmul-fragment-layout.mlir, element by
+// element, which catches a fragment element loaded from a wrong position.
+//
 // REQUIRES: cuda-device
 // RUN: amp-opt %s --amp-cuda-pipeline | amp-runner -e main --entry-point-result=void | FileCheck %s
+// RUN: amp-opt %S/../JIT/matmul-fragment-layout.mlir --amp-cuda-pipeline | amp-runner -e main --entry-point-result=void | FileCheck %S/../JIT/matmul-fragment-layout.mlir
 // CHECK: 16
 // CHECK-NEXT: 42.6562
 

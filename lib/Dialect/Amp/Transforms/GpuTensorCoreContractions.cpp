@@ -6,8 +6,10 @@
 // `gpu.launch` whose warps run `vector.contract`s of m16n8k16 shape with f32
 // accumulators; `convert-vector-to-gpu{use-nvgpu}` then turns them into
 // `nvgpu.mma.sync` (PTX `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`).
-// bf16 matmuls stay for the SIMT path (with a remark): MLIR 22's
-// convert-vector-to-gpu cannot load bf16 mma fragments.
+// bf16 contractions are lowered here, to per-lane fragment loads and
+// `nvvm.mma.sync` (PTX `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`):
+// MLIR 22's convert-vector-to-gpu cannot load bf16 mma fragments, and its
+// nvgpu-to-nvvm lowering cannot type a bf16 `nvgpu.mma.sync`.
 //
 // The schedule is a transform-dialect script applied by the interpreter:
 // upstream's `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32
@@ -21,13 +23,17 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -96,6 +102,152 @@ std::optional<int> parseComputeCapability(StringRef chip) {
 
 bool isLowPrecision(Type t) { return t.isF16() || t.isBF16(); }
 
+/// The in-bounds, unmasked, identity-map `vector.transfer_read` of a memref
+/// that defines `v`, or null.
+vector::TransferReadOp getPlainRead(Value v) {
+  auto read = v.getDefiningOp<vector::TransferReadOp>();
+  if (!read || read.getMask() || !isa<MemRefType>(read.getBase().getType()) ||
+      !read.getPermutationMap().isIdentity() ||
+      llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }))
+    return {};
+  return read;
+}
+
+/// Lowers one warp's m16n8k16 bf16 contraction, as the schedule leaves it
+/// in a k step:
+///
+///   %a = vector.transfer_read %A[i, k] : memref, vector<16x16xbf16>  (m x k)
+///   %b = vector.transfer_read %B[k, j] : memref, vector<16x8xbf16>   (k x n)
+///   %c = vector.transfer_read %C[i, j] : memref, vector<16x8xf32>
+///   %d = vector.contract (m, k) x (k, n) -> (m, n), %a, %b, %c
+///   vector.transfer_write %d, %C[i, j]
+///
+/// to the fragments each lane holds and one `nvvm.mma.sync` with bf16
+/// multiplicands and f32 accumulators. Fragment layout (PTX ISA, "Matrix
+/// Fragments for mma.m16n8k16 with floating point type", the same for .f16
+/// and .bf16; g = laneid / 4, t = laneid % 4):
+///   A, four registers of two bf16: (row g, cols 2t, 2t+1), (g+8, 2t..),
+///     (g, 2t+8..), (g+8, 2t+8..); the lower column in the low half;
+///   B, two registers: (rows 2t, 2t+1, col g), (rows 2t+8, 2t+9, col g);
+///   C and D, four f32: (row g, cols 2t, 2t+1), (row g+8, cols 2t, 2t+1).
+/// These are the lane positions MLIR's f16 conversion loads as well.
+LogicalResult lowerBf16Contraction(RewriterBase &rewriter,
+                                   vector::ContractionOp contract) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto lhsType = contract.getLhsType(), rhsType = contract.getRhsType();
+  auto accType = dyn_cast<VectorType>(contract.getAccType());
+  if (!lhsType.getElementType().isBF16() ||
+      !rhsType.getElementType().isBF16() || !accType ||
+      !accType.getElementType().isF32() ||
+      lhsType.getShape() != ArrayRef<int64_t>{16, 16} ||
+      rhsType.getShape() != ArrayRef<int64_t>{16, 8} ||
+      accType.getShape() != ArrayRef<int64_t>{16, 8} ||
+      contract.getKind() != vector::CombiningKind::ADD ||
+      isa<vector::MaskOp>(contract->getParentOp()))
+    return failure();
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  if (contract.getIndexingMapsArray() !=
+      AffineMap::inferFromExprList(
+          ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {k, n}, {m, n}}, ctx))
+    return failure();
+  vector::TransferReadOp readA = getPlainRead(contract.getLhs());
+  vector::TransferReadOp readB = getPlainRead(contract.getRhs());
+  if (!readA || !readB || !contract->hasOneUse())
+    return failure();
+  auto write = dyn_cast<vector::TransferWriteOp>(*contract->user_begin());
+  if (!write || write.getMask() ||
+      !isa<MemRefType>(write.getBase().getType()) ||
+      !write.getPermutationMap().isIdentity() ||
+      llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }))
+    return failure();
+  vector::TransferReadOp readC = getPlainRead(contract.getAcc());
+  if (!readC)
+    return failure();
+
+  Location loc = contract.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(write);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  auto add = [&](Value a, Value b) -> Value {
+    return arith::AddIOp::create(rewriter, loc, a, b);
+  };
+  Value lane = gpu::LaneIdOp::create(rewriter, loc, /*upper_bound=*/nullptr);
+  Value g = arith::DivUIOp::create(rewriter, loc, lane, index(4));
+  Value t2 = arith::MulIOp::create(
+      rewriter, loc, arith::RemUIOp::create(rewriter, loc, lane, index(4)),
+      index(2));
+  Value c8 = index(8);
+
+  Type bf16 = lhsType.getElementType(), f32 = accType.getElementType();
+  Type i32 = rewriter.getI32Type();
+  auto pairOf = [&](Type elem) { return VectorType::get({2}, elem); };
+  auto asRegister = [&](Value pair) -> Value {
+    return LLVM::BitcastOp::create(rewriter, loc, i32, pair);
+  };
+
+  // A: pairs along k (contiguous in row-major A).
+  Value rowA = readA.getIndices()[0], colA = readA.getIndices()[1];
+  SmallVector<Value> a;
+  for (auto [dRow, dCol] : {std::pair{0, 0}, {8, 0}, {0, 8}, {8, 8}}) {
+    Value row = add(rowA, dRow ? add(g, c8) : g);
+    Value col = add(colA, dCol ? add(t2, c8) : t2);
+    a.push_back(asRegister(vector::LoadOp::create(
+        rewriter, loc, pairOf(bf16), readA.getBase(), ValueRange{row, col})));
+  }
+  // B: pairs along k, a column of row-major B: two scalar loads each.
+  Value rowB = readB.getIndices()[0], colB = add(readB.getIndices()[1], g);
+  SmallVector<Value> b;
+  for (int64_t dRow : {0, 8}) {
+    Value first = add(rowB, dRow ? add(t2, c8) : t2);
+    Value second = add(first, index(1));
+    Value lo = memref::LoadOp::create(rewriter, loc, readB.getBase(),
+                                      ValueRange{first, colB});
+    Value hi = memref::LoadOp::create(rewriter, loc, readB.getBase(),
+                                      ValueRange{second, colB});
+    b.push_back(asRegister(vector::FromElementsOp::create(
+        rewriter, loc, pairOf(bf16), ValueRange{lo, hi})));
+  }
+  // C: rows g and g + 8, columns 2t and 2t + 1.
+  auto accRows = [&](ValueRange base) {
+    return std::array<std::pair<Value, Value>, 2>{
+        std::pair{add(base[0], g), add(base[1], t2)},
+        std::pair{add(base[0], add(g, c8)), add(base[1], t2)}};
+  };
+  SmallVector<Value> c;
+  for (auto [row, col] : accRows(readC.getIndices())) {
+    Value pair = vector::LoadOp::create(rewriter, loc, pairOf(f32),
+                                        readC.getBase(), ValueRange{row, col});
+    for (int64_t i : {0, 1})
+      c.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
+  }
+
+  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      rewriter, loc, resultType, a, b, c, /*shape=*/{16, 8, 16},
+      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  for (auto [i, position] : llvm::enumerate(accRows(write.getIndices()))) {
+    auto [row, col] = position;
+    Value lo = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i);
+    Value hi = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i + 1);
+    Value pair = vector::FromElementsOp::create(rewriter, loc, pairOf(f32),
+                                                ValueRange{lo, hi});
+    vector::StoreOp::create(rewriter, loc, pair, write.getBase(),
+                            ValueRange{row, col});
+  }
+  rewriter.eraseOp(write);
+  rewriter.eraseOp(contract);
+  for (vector::TransferReadOp read : {readA, readB, readC})
+    if (read->use_empty())
+      rewriter.eraseOp(read);
+  return success();
+}
+
 struct AmpGpuTensorCoreContractionsPass
     : public amp::impl::AmpGpuTensorCoreContractionsBase<
           AmpGpuTensorCoreContractionsPass> {
@@ -153,14 +305,6 @@ struct AmpGpuTensorCoreContractionsPass
                       "strided layout; SIMT fallback");
         return;
       }
-      // MLIR 22's convert-vector-to-gpu loads mma.sync fragments of f16
-      // (and f32/tf32, i8) only: bf16 transfer_reads fail to convert.
-      if (a.getElementType().isBF16()) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: bf16 mma.sync "
-                      "fragments are not supported by convert-vector-to-gpu "
-                      "in MLIR 22; SIMT fallback with f32 accumulation");
-        return;
-      }
       int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
       // One block per 16 x 8 tile: gridDim.y (m / 16) is at most 65535.
       if (m / 16 > 65535) {
@@ -200,6 +344,22 @@ struct AmpGpuTensorCoreContractionsPass
     });
     IRRewriter rewriter(&getContext());
     for (gpu::LaunchOp launch : launches) {
+      // bf16: lowered here (see lowerBf16Contraction).
+      SmallVector<vector::ContractionOp> bf16Contractions;
+      launch->walk([&](vector::ContractionOp contract) {
+        if (contract.getLhsType().getElementType().isBF16())
+          bf16Contractions.push_back(contract);
+      });
+      if (!bf16Contractions.empty()) {
+        for (vector::ContractionOp contract : bf16Contractions)
+          if (failed(lowerBf16Contraction(rewriter, contract))) {
+            contract.emitError("amp-gpu-tensor-core-contractions: the bf16 "
+                               "m16n8k16 contraction could not be mapped to "
+                               "mma.sync");
+            return signalPassFailure();
+          }
+        continue;
+      }
       RewritePatternSet prepare(&getContext());
       populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
       if (failed(applyPatternsGreedily(launch, std::move(prepare))) ||

@@ -21,18 +21,38 @@ func.func @f16_matmul(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref
 
 // -----
 
+// bf16: each lane loads its m16n8k16 fragments (A: pairs along k from rows
+// g and g+8, g = lane / 4; B: two scalars along k of column g; C: pairs of
+// rows g and g+8), packs bf16 pairs into i32 registers and issues one
+// nvvm.mma.sync with bf16 multiplicands and f32 accumulators.
+// CHECK-LABEL: func @bf16_matmul
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: scf.for
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK: %[[G:.*]] = arith.divui %[[LANE]], %c4
+// CHECK-COUNT-4: vector.load {{.*}} : memref<16x16xbf16, strided<[32, 1], offset: ?>>, vector<2xbf16>
+// CHECK-COUNT-4: memref.load {{.*}} : memref<16x8xbf16, strided<[8, 1], offset: ?>>
+// CHECK-COUNT-2: vector.load {{.*}} : memref<16x8xf32, strided<[8, 1], offset: ?>>, vector<2xf32>
+// CHECK: nvvm.mma.sync A[{{.*}}, {{.*}}, {{.*}}, {{.*}}] B[{{.*}}, {{.*}}] C[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-2: vector.store {{.*}} : memref<16x8xf32, strided<[8, 1], offset: ?>>, vector<2xf32>
+// CHECK-NOT: vector.contract
+// CHECK-NOT: linalg.matmul
+func.func @bf16_matmul(%d: memref<32x32xbf16>, %e: memref<32x8xbf16>, %f: memref<32x8xf32>) {
+  linalg.matmul ins(%d, %e : memref<32x32xbf16>, memref<32x8xbf16>) outs(%f : memref<32x8xf32>)
+  return
+}
+
+// -----
+
 // Other matmuls stay for the SIMT path, each with the reason.
 // CHECK-LABEL: func @fallbacks
 // CHECK-NOT: gpu.launch
-// CHECK-COUNT-4: linalg.matmul
+// CHECK-COUNT-3: linalg.matmul
 func.func @fallbacks(%a: memref<10x16xf16>, %b: memref<16x8xf16>, %c: memref<10x8xf32>,
-                     %d: memref<32x16xbf16>, %e: memref<16x8xbf16>, %f: memref<32x8xf32>,
                      %g: memref<?x16xf16>, %h: memref<?x8xf32>,
                      %i: memref<16x16xf32>, %j: memref<16x8xf32>, %k: memref<16x8xf32>) {
   // expected-remark @below {{10x8x16 is not a multiple of the 16x8x16 mma tile; SIMT fallback}}
   linalg.matmul ins(%a, %b : memref<10x16xf16>, memref<16x8xf16>) outs(%c : memref<10x8xf32>)
-  // expected-remark @below {{bf16 mma.sync fragments are not supported by convert-vector-to-gpu in MLIR 22; SIMT fallback with f32 accumulation}}
-  linalg.matmul ins(%d, %e : memref<32x16xbf16>, memref<16x8xbf16>) outs(%f : memref<32x8xf32>)
   // expected-remark @below {{dynamic shape or strided layout; SIMT fallback}}
   linalg.matmul ins(%g, %b : memref<?x16xf16>, memref<16x8xf16>) outs(%h : memref<?x8xf32>)
   // f32 matmuls are not autocast contractions: no remark.

@@ -200,24 +200,33 @@ def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
 }
 
 def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "ModuleOp"> {
-  let summary = "Map f16 -> f32 matmuls on buffers to tensor-core code (mma.sync m16n8k16)";
+  let summary = "Map f16/bf16 -> f32 matmuls on buffers to tensor-core code (mma.sync m16n8k16)";
   let description = [{
     Every `linalg.matmul` on static, identity-layout buffers with f16 x f16
-    inputs and an f32 output (what `amp-fp32-accumulation` makes of an
-    autocast matmul) whose m, n, k are multiples of 16, 8, 16
+    or bf16 x bf16 inputs and an f32 output (what `amp-fp32-accumulation`
+    makes of an autocast matmul) whose m, n, k are multiples of 16, 8, 16
     becomes a `gpu.launch`: one block of one warp per 16 x 8 output tile,
     a loop over k in steps of 16, and a mixed-precision `vector.contract`
-    (f16 operands, f32 accumulator) mapped to `nvgpu.mma.sync` with
+    (f16/bf16 operands, f32 accumulator). The schedule is a
+    transform-dialect script run by the interpreter (upstream's
+    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls).
+
+    f16: the contraction goes to `nvgpu.mma.sync` with
     `mmaShape = [16, 8, 16]` by upstream's vector-to-nvgpu conversion, run
     on these launches only (on whole functions MLIR 22's
     `convert-vector-to-gpu{use-nvgpu}` fails on every scalar f16 -> f32
-    `arith.extf`). The schedule is
-    a transform-dialect script run by the interpreter (upstream's
-    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls).
+    `arith.extf`).
+
+    bf16: MLIR 22's vector-to-nvgpu conversion cannot load bf16 fragments
+    and its nvgpu-to-nvvm lowering cannot type a bf16 `nvgpu.mma.sync`, so
+    the pass lowers the contraction itself: each lane loads its fragments
+    (the PTX ISA m16n8k16 layout, the same as for f16), packs bf16 pairs
+    into i32 registers and issues one `nvvm.mma.sync` with bf16
+    multiplicands and f32 accumulators (PTX
+    `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`).
 
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
-    with a remark saying why (shape, dynamic sizes, layout, or bf16: MLIR
-    22's `convert-vector-to-gpu` cannot load bf16 mma.sync fragments). On a chip
+    with a remark saying why (shape, dynamic sizes, layout). On a chip
     below sm_80, which has no m16n8k16 mma.sync, every such matmul stays
     and gets a warning. Error: a `chip` that is not `sm_<NN>[a]`.
   }];
@@ -228,7 +237,8 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect", "::mlir::transform::TransformDialect",
                            "::mlir::nvgpu::NVGPUDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 def AmpGpuParallelDimsOuter : Pass<"amp-gpu-parallel-dims-outer", "func::FuncOp"> {
