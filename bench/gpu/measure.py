@@ -10,7 +10,9 @@
   device-to-device copy (torch), GB/s.
 - MLP and transformer-block training steps (amp_mlir.training, target cuda):
   f16 AMP with loss scaling vs f32, steps/s; PyTorch eager AMP
-  (torch.autocast + GradScaler) and torch.compile for the same models.
+  (torch.autocast + GradScaler) and torch.compile for the same models; and
+  the peak device memory of each (ours: amp.cuda_memory_stats, the runtime's
+  allocations; PyTorch: torch.cuda.max_memory_allocated).
 
 Without a CUDA device it compiles every benchmark module for sm_90, checks
 the PTX with ptxas, and exits 0 after saying that nothing was measured.
@@ -28,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import amp_mlir as amp  # noqa: E402
-from amp_mlir.training import (GELU, Adam, Linear, ReLU, SGD, Trainer,  # noqa: E402
+from amp_mlir.training import (GELU, Linear, ReLU, SGD, Trainer,  # noqa: E402
                                TransformerBlock, build_train_step)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -175,6 +177,7 @@ def main():
     d2d = reps * n * 8 / timed(copy) / 1e9
     print(f"cast f32->f16->f32 over 2^28: ours {ours:.0f} GB/s, D2D copy {d2d:.0f} GB/s, ratio {ours / d2d:.2f}")
 
+    peaks = {}
     print("training step (steps/s) | ours f32 | ours f16 AMP | AMP/f32 | torch eager f32 | torch eager AMP | torch.compile AMP | ours AMP / torch eager AMP")
     rng = np.random.default_rng(0)
     for name, (make, batch, fin, classes) in models.items():
@@ -184,16 +187,30 @@ def main():
         for label, ac in (("f32", None), ("amp", ("cuda", "f16"))):
             t = Trainer(make(), batch, fin, classes, SGD(1e-3, 0.9), autocast=ac,
                         loss_scaling=ac is not None, target="cuda")
+            amp.cuda_reset_peak_memory()
             ours[label] = 1.0 / timed(lambda: t.step(x, yv), repeat=5)
-        torch_rates = torch_steps(name, batch, fin, classes, x, yv)
+            peaks[(name, "ours_" + label)] = amp.cuda_memory_stats()[1]
+        torch_rates = torch_steps(name, batch, fin, classes, x, yv, peaks)
         print(f"{name:>23} | {ours['f32']:8.1f} | {ours['amp']:12.1f} | {ours['amp'] / ours['f32']:7.2f} | "
               f"{torch_rates['eager_f32']:15.1f} | {torch_rates['eager_amp']:15.1f} | "
               f"{torch_rates['compile_amp']:17.1f} | {ours['amp'] / torch_rates['eager_amp']:.2f}")
+
+    # Ours: the runtime's allocations (mgpuMemAlloc, managed memory
+    # included) during the timed steps; PyTorch: max_memory_allocated.
+    print("peak device memory (MiB) | ours f32 | ours f16 AMP | AMP/f32 | torch eager f32 | torch eager AMP | torch.compile AMP")
+    mib = 1 << 20
+    for name in models:
+        p = {k: peaks[(name, k)] / mib for k in
+             ("ours_f32", "ours_amp", "eager_f32", "eager_amp", "compile_amp")}
+        print(f"{name:>24} | {p['ours_f32']:8.0f} | {p['ours_amp']:12.0f} | "
+              f"{p['ours_amp'] / max(p['ours_f32'], 1e-9):7.2f} | {p['eager_f32']:15.0f} | "
+              f"{p['eager_amp']:15.0f} | {p['compile_amp']:17.0f}")
     return 0
 
 
-def torch_steps(name, batch, fin, classes, x, y):
-    """Steps/s of the same model in PyTorch: eager f32, eager AMP, compiled AMP."""
+def torch_steps(name, batch, fin, classes, x, y, peaks):
+    """Steps/s of the same model in PyTorch: eager f32, eager AMP, compiled AMP;
+    the peak device memory of each (bytes) goes to peaks[(name, label)]."""
     import torch
     import torch.nn as nn
 
@@ -228,7 +245,9 @@ def torch_steps(name, batch, fin, classes, x, y):
             torch.cuda.synchronize()
         for _ in range(3):
             step()
+        torch.cuda.reset_peak_memory_stats()
         out[label] = 1.0 / timed(step, repeat=5)
+        peaks[(name, label)] = torch.cuda.max_memory_allocated()
     return out
 
 

@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <unordered_map>
 
 #define AMP_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -268,6 +269,37 @@ AMP_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
 // Memory
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The device memory mgpuMemAlloc handed out and mgpuMemFree has not taken
+/// back, in bytes, and the most of it held at once since the last reset.
+struct MemoryStats {
+  std::mutex mutex;
+  std::unordered_map<void *, uint64_t> sizes;
+  uint64_t current = 0, peak = 0;
+
+  void allocated(void *ptr, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    sizes[ptr] = bytes;
+    current += bytes;
+    if (current > peak)
+      peak = current;
+  }
+  void freed(void *ptr) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = sizes.find(ptr);
+    if (it == sizes.end())
+      return;
+    current -= it->second;
+    sizes.erase(it);
+  }
+};
+
+MemoryStats &memoryStats() {
+  static MemoryStats stats;
+  return stats;
+}
+} // namespace
+
 /// Device memory (managed memory when `isHostShared`, as `gpu.alloc
 /// host_shared`). Zero bytes give a null pointer.
 AMP_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
@@ -280,6 +312,7 @@ AMP_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
     AMP_CHECK(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
   else
     AMP_CHECK(cuMemAlloc(&ptr, sizeBytes));
+  memoryStats().allocated(reinterpret_cast<void *>(ptr), sizeBytes);
   return reinterpret_cast<void *>(ptr);
 }
 
@@ -288,6 +321,27 @@ AMP_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
     return;
   ScopedContext scope;
   AMP_CHECK(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
+  memoryStats().freed(ptr);
+}
+
+/// The device memory (bytes, managed allocations included) that the
+/// program's mgpuMemAlloc calls hold now (`currentBytes`) and the most they
+/// held at once since the start or the last ampCudaResetPeakMemory
+/// (`peakBytes`): the peak device memory of what ran in between. Needs no
+/// device.
+AMP_EXPORT void ampCudaMemoryStats(uint64_t *currentBytes,
+                                   uint64_t *peakBytes) {
+  MemoryStats &stats = memoryStats();
+  std::lock_guard<std::mutex> lock(stats.mutex);
+  *currentBytes = stats.current;
+  *peakBytes = stats.peak;
+}
+
+/// Starts a new peak: the peak becomes the memory held now.
+AMP_EXPORT void ampCudaResetPeakMemory() {
+  MemoryStats &stats = memoryStats();
+  std::lock_guard<std::mutex> lock(stats.mutex);
+  stats.peak = stats.current;
 }
 
 AMP_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,

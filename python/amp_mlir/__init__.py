@@ -10,13 +10,14 @@ arrays, and build mixed-precision training steps::
 Built on libAmpMLIRCAPI.so (MLIR's C API and amp's) through ctypes; see
 README.md for how to make the package importable.
 """
+import os
 
 from .ir import Context, FunctionSignature, MLIRError, Module, TensorSpec
 from .jit import ExecutionEngine, numpy_dtype
 
 __all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
            "ExecutionEngine", "Executable", "compile", "numpy_dtype",
-           "cuda_device_count"]
+           "cuda_device_count", "cuda_memory_stats", "cuda_reset_peak_memory"]
 
 
 def cuda_device_count():
@@ -30,6 +31,36 @@ def cuda_device_count():
     if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
         return 0
     return count.value
+
+
+def _cuda_runtime():
+    """The project's CUDA runtime (libamp_cuda_runtime.so), the one the JIT
+    loads with libAmpMLIRCAPI.so."""
+    import ctypes
+    from . import _config
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(_config.CAPI_LIBRARY),
+                                   "libamp_cuda_runtime.so"))
+    lib.ampCudaMemoryStats.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 2
+    lib.ampCudaMemoryStats.restype = None
+    lib.ampCudaResetPeakMemory.argtypes = []
+    lib.ampCudaResetPeakMemory.restype = None
+    return lib
+
+
+def cuda_memory_stats():
+    """``(current, peak)``: the device memory in bytes (managed memory
+    included) that compiled CUDA code holds now and the most it held at once
+    since the start or the last :func:`cuda_reset_peak_memory`. Counts the
+    runtime's allocations only; works (reports zeros) without a GPU."""
+    import ctypes
+    current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
+    _cuda_runtime().ampCudaMemoryStats(ctypes.byref(current), ctypes.byref(peak))
+    return current.value, peak.value
+
+
+def cuda_reset_peak_memory():
+    """Starts a new peak for :func:`cuda_memory_stats` at the memory held now."""
+    _cuda_runtime().ampCudaResetPeakMemory()
 
 
 class Executable:

@@ -49,3 +49,11 @@ def test_cuda_executable_without_a_device_is_a_python_error():
                 loss_scaling=True, target="cuda")
     with pytest.raises(ValueError, match="target must be 'cpu' or 'cuda'"):
         Trainer([Linear(8, 4)], 8, 8, 4, SGD(), target="tpu")
+
+
+def test_memory_stats_without_allocations():
+    # No CUDA code has run in this process: nothing is held, the peak is 0,
+    # and a reset keeps it so. (On a GPU, bench/gpu/measure.py reads the
+    # peak of each training step through these.)
+    amp.cuda_reset_peak_memory()
+    assert amp.cuda_memory_stats() == (0, 0)
