@@ -332,6 +332,14 @@ public:
     return processRegion(*scope.region);
   }
 
+  /// The ops with regions that this scope holds and did not process op by
+  /// op (nested autocast ops, structured ops, unknown ops; the bodies of
+  /// structural ops are processed): the nested scopes can only be found in
+  /// them, once the scope is rewritten.
+  ArrayRef<Operation *> getUnprocessedRegionOps() const {
+    return unprocessedRegionOps;
+  }
+
 private:
   /// Collects the ops of the scope that the policy decides, in program order.
   void collect(Region &region, SmallVectorImpl<Operation *> &ops,
@@ -401,9 +409,18 @@ private:
     return success();
   }
 
+  void noteRegions(Operation *op) {
+    if (op->getNumRegions())
+      unprocessedRegionOps.push_back(op);
+  }
+
   LogicalResult processOp(Operation *op) {
-    if (isa<AutocastOp>(op) || isSourceOp(op))
-      return success(); // nested regions are scopes of their own
+    if (isa<AutocastOp>(op)) {
+      noteRegions(op); // a scope of its own
+      return success();
+    }
+    if (isSourceOp(op))
+      return success(); // a fill's payload is a yield
     if (op->hasTrait<OpTrait::IsTerminator>())
       return processTerminator(op);
     if (isStructural(op)) {
@@ -417,8 +434,10 @@ private:
     auto it = decisions.find(op);
     std::optional<CastCategory> cat =
         it != decisions.end() ? it->second.first : policy.classify(op);
-    if (!cat)
+    if (!cat) {
+      noteRegions(op);
       return success();
+    }
     if (*cat == CastCategory::keep)
       return processKeep(op);
     return processDecided(op, *cat);
@@ -442,8 +461,10 @@ private:
 
   LogicalResult processDecided(Operation *op, CastCategory cat) {
     FloatType compute = decideComputeType(op, cat);
-    if (!compute)
+    if (!compute) {
+      noteRegions(op);
       return success(); // no float data: nothing to decide
+    }
     if (compute != f32) {
       auto constantOf = [&](Value v) { return getConstantValue(v); };
       if (Attribute bad = findNonFittingConstant(op, compute, constantOf)) {
@@ -475,6 +496,7 @@ private:
           << "' cannot be retyped; it keeps the types it was written with";
       return processKeep(op);
     }
+    noteRegions(*newOp);
     if ((*newOp)->getNumRegions() &&
         !isa<linalg::LinalgOp, tensor::PadOp>(*newOp))
       restoreCapturedTypes(*newOp);
@@ -496,6 +518,7 @@ private:
   /// A `keep` op reads its operands, and the values its regions capture, at
   /// the types they were written with.
   LogicalResult processKeep(Operation *op) {
+    noteRegions(op);
     for (OpOperand &operand : op->getOpOperands())
       restoreOriginalType(operand, op);
     restoreCapturedTypes(op);
@@ -657,6 +680,7 @@ private:
   CastPolicy policy;
   Counters &counters;
   DenseMap<Operation *, bool> sourceFills;
+  SmallVector<Operation *> unprocessedRegionOps;
   DenseMap<Value, Attribute> constantValues;
   /// Graph mode: each painted op's category and colour.
   DenseMap<Operation *, std::pair<CastCategory, Paint>> decisions;
@@ -752,7 +776,10 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
       if (failed(rewriter.run()))
         return signalPassFailure();
       processed.push_back(scope.owner);
-      collectChildScopes(*scope.region, worklist, processed);
+      // The scope's own ops are known to the rewriter: only ops with regions
+      // can open or hold the nested scopes.
+      for (Operation *op : rewriter.getUnprocessedRegionOps())
+        collectScopesAt(op, worklist, processed);
     }
     originalTypes.clear();
     recordStatistics(
@@ -836,15 +863,31 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
       // and are not asked for interfaces.
       if (op->getNumRegions() == 0)
         return WalkResult::advance();
-      if (std::optional<Scope> scope = getScope(op)) {
-        out.push_back(*scope);
-        return WalkResult::skip();
-      }
-      if (isa<FunctionOpInterface>(op) &&
-          op->hasAttr(AmpDialect::getAutocastAttrName()))
-        declarations.push_back(op);
-      return WalkResult::advance();
+      return collectScope(op, out, declarations);
     });
+  }
+
+  /// collectChildScopes for `op` and the regions nested in it.
+  static void collectScopesAt(Operation *op, std::deque<Scope> &out,
+                              SmallVectorImpl<Operation *> &declarations) {
+    if (collectScope(op, out, declarations).wasSkipped())
+      return;
+    for (Region &region : op->getRegions())
+      collectChildScopes(region, out, declarations);
+  }
+
+  /// Appends `op` to `out` when it opens a scope (skip its regions), or to
+  /// `declarations` when it is a decorated function declaration.
+  static WalkResult collectScope(Operation *op, std::deque<Scope> &out,
+                                 SmallVectorImpl<Operation *> &declarations) {
+    if (std::optional<Scope> scope = getScope(op)) {
+      out.push_back(*scope);
+      return WalkResult::skip();
+    }
+    if (isa<FunctionOpInterface>(op) &&
+        op->hasAttr(AmpDialect::getAutocastAttrName()))
+      declarations.push_back(op);
+    return WalkResult::advance();
   }
 
   CastPolicyOverrides overrides;

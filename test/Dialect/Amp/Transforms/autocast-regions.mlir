@@ -180,3 +180,38 @@ func.func @keep_regions(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   }
   return %r : tensor<2x2xf32>
 }
+
+// -----
+
+// Scopes nested in a loop body and in a region the pass does not walk op by
+// op (tensor.generate) are found once the outer scope is rewritten, and
+// follow their own configuration.
+// CHECK-LABEL: func @scopes_in_loop_and_generate
+// CHECK: scf.for
+// CHECK: %[[A:.*]] = amp.cast %{{.*}} : tensor<4x4xf32> to tensor<4x4xbf16>
+// CHECK: linalg.matmul {amp.compute_type = bf16} ins(%[[A]], %[[A]] : tensor<4x4xbf16>, tensor<4x4xbf16>)
+// CHECK: tensor.generate
+// CHECK: math.exp %{{.*}} {amp.compute_type = f32} : f32
+// CHECK-NOT: amp.autocast
+func.func @scopes_in_loop_and_generate(%x: tensor<4x4xf32>, %n: index) -> (tensor<4x4xf32>, tensor<4xf32>)
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<4x4xf32>) {
+    %in = amp.autocast device_type(cuda) dtype(bf16) -> tensor<4x4xf32> {
+      %m = linalg.matmul ins(%acc, %acc : tensor<4x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<4x4xf32>) -> tensor<4x4xf32>
+      amp.yield %m : tensor<4x4xf32>
+    }
+    scf.yield %in : tensor<4x4xf32>
+  }
+  %g = tensor.generate {
+  ^bb0(%i: index):
+    %s = amp.autocast device_type(cuda) enabled(false) -> f32 {
+      %v = tensor.extract %x[%i, %i] : tensor<4x4xf32>
+      %e = math.exp %v : f32
+      amp.yield %e : f32
+    }
+    tensor.yield %s : f32
+  } : tensor<4xf32>
+  return %l, %g : tensor<4x4xf32>, tensor<4xf32>
+}
