@@ -319,9 +319,11 @@ AMP_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
 AMP_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
   if (!ptr)
     return;
+  // Counted out before the driver can hand the address to another thread's
+  // mgpuMemAlloc.
+  memoryStats().freed(ptr);
   ScopedContext scope;
   AMP_CHECK(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
-  memoryStats().freed(ptr);
 }
 
 /// The device memory (bytes, managed allocations included) that the

@@ -51,7 +51,8 @@ def cuda_memory_stats():
     """``(current, peak)``: the device memory in bytes (managed memory
     included) that compiled CUDA code holds now and the most it held at once
     since the start or the last :func:`cuda_reset_peak_memory`. Counts the
-    runtime's allocations only; works (reports zeros) without a GPU."""
+    runtime's allocations only; works (reports zeros) without a GPU. Raises
+    OSError when libamp_cuda_runtime.so was not built (no CUDA toolkit)."""
     import ctypes
     current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
     _cuda_runtime().ampCudaMemoryStats(ctypes.byref(current), ctypes.byref(peak))

@@ -324,6 +324,11 @@ struct AmpGpuTensorCoreContractionsPass
     if (!any)
       return;
 
+    // Launches that were there before (written by the user or an earlier
+    // pass) are not this pass's to convert.
+    DenseSet<Operation *> earlierLaunches;
+    module.walk([&](gpu::LaunchOp launch) { earlierLaunches.insert(launch); });
+
     ModuleOp scheduleModule = schedule->get();
     auto entry = scheduleModule.lookupSymbol<transform::NamedSequenceOp>(
         "__transform_main");
@@ -337,9 +342,7 @@ struct AmpGpuTensorCoreContractionsPass
     // it cannot run on whole functions that hold other code.
     SmallVector<gpu::LaunchOp> launches;
     module.walk([&](gpu::LaunchOp launch) {
-      if (launch->walk([](vector::ContractionOp) {
-                  return WalkResult::interrupt();
-                }).wasInterrupted())
+      if (!earlierLaunches.contains(launch))
         launches.push_back(launch);
     });
     IRRewriter rewriter(&getContext());

@@ -74,3 +74,29 @@ func.func @transposed(%a: memref<32x32xf16>, %b: memref<32x16xf16>, %c: memref<3
     ins(%a, %b : memref<32x32xf16>, memref<32x16xf16>) outs(%c : memref<32x16xf32>)
   return
 }
+
+// -----
+
+// A launch that was there before the pass (here with its own bf16
+// vector.contract) is left as written; only the matmul's new launch is
+// converted.
+// CHECK-LABEL: func @earlier_launch
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.launch
+// CHECK: vector.contract {{.*}} : vector<4x4xbf16>, vector<4x4xbf16> into vector<4x4xf32>
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+func.func @earlier_launch(%a: memref<32x32xbf16>, %b: memref<32x8xbf16>, %c: memref<32x8xf32>,
+                          %va: vector<4x4xbf16>, %vb: vector<4x4xbf16>, %out: memref<4x4xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x32xbf16>, memref<32x8xbf16>) outs(%c : memref<32x8xf32>)
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1) threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    %acc = arith.constant dense<0.0> : vector<4x4xf32>
+    %r = vector.contract {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %acc : vector<4x4xbf16>, vector<4x4xbf16> into vector<4x4xf32>
+    vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<4x4xf32>, memref<4x4xf32>
+    gpu.terminator
+  }
+  return
+}
