@@ -679,8 +679,11 @@ private:
   FloatType low, f32;
   CastPolicy policy;
   Counters &counters;
+  /// isSourceOp's answers for fills.
   DenseMap<Operation *, bool> sourceFills;
+  /// See getUnprocessedRegionOps.
   SmallVector<Operation *> unprocessedRegionOps;
+  /// getConstantValue's answers.
   DenseMap<Value, Attribute> constantValues;
   /// Graph mode: each painted op's category and colour.
   DenseMap<Operation *, std::pair<CastCategory, Paint>> decisions;
