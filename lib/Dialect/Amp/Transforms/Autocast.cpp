@@ -70,7 +70,7 @@ bool isSource(Operation *op) {
     return false;
   return llvm::all_of(fill.getResult(0).getUses(), [](OpOperand &use) {
     auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
-    return dps && dps.isDpsInit(&use);
+    return dps && DpsInitRange(dps).contains(use);
   });
 }
 

@@ -31,6 +31,16 @@ Type mlir::amp::withElementType(Type type, Type elem) {
 }
 
 DpsInitRange::DpsInitRange(DestinationStyleOpInterface op) {
+  // A structured op lists its inits last; on tensors each init has its
+  // result (the DestinationStyleOpInterface verifier), so the results count
+  // them without asking the interface.
+  if (op->getNumResults() && isa<linalg::LinalgOp>(op.getOperation()) &&
+      llvm::all_of(op->getOperandTypes(),
+                   [](Type t) { return !isa<BaseMemRefType>(t); })) {
+    end = op->getNumOperands();
+    begin = end - op->getNumResults();
+    return;
+  }
   MutableOperandRange inits = op.getDpsInitsMutable();
   if (inits.empty())
     return;
