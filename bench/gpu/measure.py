@@ -143,7 +143,13 @@ def main():
                                 f"{name} step {'f16 AMP' if ac else 'f32'}")
         return 0 if ok else 1
 
-    import torch
+    try:
+        import torch
+    except ImportError:
+        print("measure.py: a CUDA device is present but PyTorch is not importable; the "
+              "baselines (cuBLAS direct, device copy, PyTorch steps) need it: install "
+              "torch for this python (build/venv sees the system packages)", file=sys.stderr)
+        return 2
     print(f"device: {torch.cuda.get_device_name(0)}")
     iters = 5 if args.quick else 20
     print("GEMM (TFLOP/s)       | ours codegen | ours cuBLAS | cuBLAS direct | codegen/direct | cublas-path/direct")

@@ -38,8 +38,8 @@ def _cuda_runtime():
     loads with libAmpMLIRCAPI.so."""
     import ctypes
     from . import _config
-    lib = ctypes.CDLL(os.path.join(os.path.dirname(_config.CAPI_LIBRARY),
-                                   "libamp_cuda_runtime.so"))
+    capi = os.environ.get("AMP_MLIR_CAPI_LIBRARY", _config.CAPI_LIBRARY)
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(capi), "libamp_cuda_runtime.so"))
     lib.ampCudaMemoryStats.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 2
     lib.ampCudaMemoryStats.restype = None
     lib.ampCudaResetPeakMemory.argtypes = []
