@@ -257,7 +257,7 @@ struct AmpGpuTensorCoreContractionsPass
     capability = parseComputeCapability(chip);
     if (!capability)
       return emitError(UnknownLoc::get(ctx))
-             << "amp-gpu-tensor-core-contractions: chip must be sm_<NN>[a], "
+             << "amp-gpu-tensor-core-contractions: chip must be sm_<NN>[a|f], "
                 "got '"
              << chip << "'";
     ParserConfig config(ctx);

@@ -13,7 +13,7 @@
 // SM75-LABEL: func @f16_matmul
 // SM75-NOT: gpu.launch
 // SM75: linalg.matmul
-// CHIP: amp-gpu-tensor-core-contractions: chip must be sm_<NN>[a], got 'volta'
+// CHIP: amp-gpu-tensor-core-contractions: chip must be sm_<NN>[a|f], got 'volta'
 func.func @f16_matmul(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x32xf32>) {
   linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x32xf16>) outs(%c : memref<64x32xf32>)
   return

@@ -228,7 +228,9 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
     with a remark saying why (shape, dynamic sizes, layout). On a chip
     below sm_80, which has no m16n8k16 mma.sync, every such matmul stays
-    and gets a warning. Error: a `chip` that is not `sm_<NN>[a]`.
+    and gets a warning. Error: a `chip` that is not `sm_<NN>[a|f]`
+    (default sm_90; `amp-cuda-pipeline` accepts a narrower list, the chips
+    its PTX version supports).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
