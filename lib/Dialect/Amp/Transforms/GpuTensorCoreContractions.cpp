@@ -102,15 +102,18 @@ std::optional<int> parseComputeCapability(StringRef chip) {
 
 bool isLowPrecision(Type t) { return t.isF16() || t.isBF16(); }
 
-/// The in-bounds, unmasked, identity-map `vector.transfer_read` of a memref
-/// that defines `v`, or null.
+/// An in-bounds, unmasked, identity-map transfer on a memref: one that
+/// plain loads and stores at its indices can replace.
+bool isPlainMemRefTransfer(VectorTransferOpInterface transfer) {
+  return !transfer.getMask() && isa<MemRefType>(transfer.getBase().getType()) &&
+         transfer.getPermutationMap().isIdentity() &&
+         llvm::all_of(transfer.getInBoundsValues(), [](bool b) { return b; });
+}
+
+/// The plain `vector.transfer_read` (see above) that defines `v`, or null.
 vector::TransferReadOp getPlainRead(Value v) {
   auto read = v.getDefiningOp<vector::TransferReadOp>();
-  if (!read || read.getMask() || !isa<MemRefType>(read.getBase().getType()) ||
-      !read.getPermutationMap().isIdentity() ||
-      llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }))
-    return {};
-  return read;
+  return read && isPlainMemRefTransfer(read) ? read : vector::TransferReadOp();
 }
 
 /// Lowers one warp's m16n8k16 bf16 contraction, as the schedule leaves it
@@ -156,10 +159,7 @@ LogicalResult lowerBf16Contraction(RewriterBase &rewriter,
   if (!readA || !readB || !contract->hasOneUse())
     return failure();
   auto write = dyn_cast<vector::TransferWriteOp>(*contract->user_begin());
-  if (!write || write.getMask() ||
-      !isa<MemRefType>(write.getBase().getType()) ||
-      !write.getPermutationMap().isIdentity() ||
-      llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }))
+  if (!write || !isPlainMemRefTransfer(write))
     return failure();
   vector::TransferReadOp readC = getPlainRead(contract.getAcc());
   if (!readC)
