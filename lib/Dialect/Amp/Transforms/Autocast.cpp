@@ -88,7 +88,7 @@ bool isStructural(Operation *op) {
 /// (a pooling window, say) carries none.
 SmallVector<Value> getDataOperands(Operation *op) {
   SmallVector<Value> tensors, scalars;
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  auto linalgOp = getStructuredOp(op);
   std::optional<DpsInitRange> inits;
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
     inits.emplace(dps);
@@ -162,19 +162,24 @@ enum class Paint { none, low, f32 };
 class GraphPainter {
 public:
   GraphPainter(ArrayRef<Operation *> ops, ArrayRef<CastCategory> categories,
-               Operation *terminator) {
+               Operation *terminator)
+      : categories(categories) {
+    DenseMap<Operation *, unsigned> index;
+    index.reserve(ops.size());
     for (auto [i, op] : llvm::enumerate(ops))
       index[op] = i;
-    nodes.resize(ops.size());
-    for (auto [i, op] : llvm::enumerate(ops)) {
-      nodes[i].cat = categories[i];
+    // Edges (producer, consumer), then both adjacency lists in compressed
+    // form: one array each instead of two small vectors per node keeps the
+    // graph of a 1e5-op function in a few megabytes.
+    SmallVector<std::pair<unsigned, unsigned>> edges;
+    edges.reserve(2 * ops.size());
+    for (auto [i, op] : llvm::enumerate(ops))
       for (Value v : getEdgeOperands(op))
         if (Operation *def = v.getDefiningOp())
-          if (auto it = index.find(def); it != index.end()) {
-            nodes[i].preds.push_back(it->second);
-            nodes[it->second].succs.push_back(i);
-          }
-    }
+          if (auto it = index.find(def); it != index.end())
+            edges.emplace_back(it->second, i);
+    buildAdjacency(edges, /*forward=*/true, succBegin, succList);
+    buildAdjacency(edges, /*forward=*/false, predBegin, predList);
     if (terminator)
       for (Value v : terminator->getOperands())
         if (Operation *def = v.getDefiningOp())
@@ -183,10 +188,10 @@ public:
   }
 
   SmallVector<Paint> paint() {
-    size_t n = nodes.size();
+    size_t n = categories.size();
     SmallVector<Paint> colour(n, Paint::none);
     auto is = [&](unsigned i, auto... cats) {
-      return ((nodes[i].cat == cats) || ...);
+      return ((categories[i] == cats) || ...);
     };
     using CC = CastCategory;
     // Promote ops let the painting through like infer ops; at rewrite time
@@ -290,22 +295,39 @@ private:
     while (!work.empty()) {
       unsigned i = work.pop_back_val();
       if (direction != Direction::backward)
-        for (unsigned j : nodes[i].succs)
+        for (unsigned j : neighbours(succBegin, succList, i))
           if (enter(j))
             work.push_back(j);
       if (direction != Direction::forward)
-        for (unsigned j : nodes[i].preds)
+        for (unsigned j : neighbours(predBegin, predList, i))
           if (enter(j))
             work.push_back(j);
     }
   }
 
-  struct Node {
-    CastCategory cat;
-    SmallVector<unsigned> preds, succs;
-  };
-  DenseMap<Operation *, unsigned> index;
-  SmallVector<Node> nodes;
+  /// Compressed adjacency: the neighbours of node i are
+  /// list[begin[i] .. begin[i + 1]), successors (`forward`) or predecessors.
+  void buildAdjacency(ArrayRef<std::pair<unsigned, unsigned>> edges,
+                      bool forward, SmallVectorImpl<unsigned> &begin,
+                      SmallVectorImpl<unsigned> &list) {
+    begin.assign(categories.size() + 1, 0);
+    for (auto [from, to] : edges)
+      ++begin[(forward ? from : to) + 1];
+    for (size_t i = 1; i < begin.size(); ++i)
+      begin[i] += begin[i - 1];
+    list.resize(edges.size());
+    SmallVector<unsigned> next(begin.begin(), begin.end() - 1);
+    for (auto [from, to] : edges)
+      list[next[forward ? from : to]++] = forward ? to : from;
+  }
+
+  static ArrayRef<unsigned> neighbours(ArrayRef<unsigned> begin,
+                                       ArrayRef<unsigned> list, unsigned i) {
+    return list.slice(begin[i], begin[i + 1] - begin[i]);
+  }
+
+  ArrayRef<CastCategory> categories;
+  SmallVector<unsigned> succBegin, succList, predBegin, predList;
   SmallVector<unsigned> sinkPreds;
 };
 
@@ -313,11 +335,46 @@ private:
 // Scope rewriting
 //===----------------------------------------------------------------------===//
 
+/// The type every retyped value had before the pass. Nearly every op of a
+/// scope records its results, while only keep ops and regions the pass does
+/// not process ask: records are appended to a list, and the map is built at
+/// the first question.
+class OriginalTypes {
+public:
+  void record(Value v, Type type) {
+    if (index.empty())
+      records.emplace_back(v, type);
+    else
+      index[v] = type;
+  }
+
+  /// The type `v` had before the pass, or null when the pass did not retype
+  /// it.
+  Type lookup(Value v) {
+    if (index.empty() && !records.empty()) {
+      index.reserve(records.size());
+      for (auto [value, type] : records)
+        index[value] = type;
+      records.clear();
+    }
+    return index.lookup(v);
+  }
+
+  void clear() {
+    records.clear();
+    index.clear();
+  }
+
+private:
+  SmallVector<std::pair<Value, Type>> records;
+  DenseMap<Value, Type> index;
+};
+
 class ScopeRewriter {
 public:
   ScopeRewriter(const Scope &scope, Mode mode, bool annotate,
                 const CastPolicyOverrides &overrides, Counters &counters,
-                DenseMap<Value, Type> &originalTypes, RetypeVerifier &verifier)
+                OriginalTypes &originalTypes, RetypeVerifier &verifier)
       : scope(scope), mode(scope.config.getEnabled() ? mode : Mode::eager),
         enabled(scope.config.getEnabled()),
         cacheEnabled(scope.config.getCacheEnabled()), annotate(annotate),
@@ -366,12 +423,31 @@ private:
     SmallVector<CastCategory> cats;
     collect(*scope.region, ops, cats);
     Operation *terminator = scope.region->front().getTerminator();
-    SmallVector<Paint> colours = GraphPainter(ops, cats, terminator).paint();
-    decisions.reserve(ops.size());
-    for (auto [op, cat, colour] : llvm::zip(ops, cats, colours))
-      decisions[op] = {cat, colour};
-    // Most decided ops change type: room for their results' original types.
-    originalTypes.reserve(originalTypes.size() + ops.size());
+    paintedColours = GraphPainter(ops, cats, terminator).paint();
+    paintedOps = std::move(ops);
+    paintedCategories = std::move(cats);
+  }
+
+  /// Graph mode: the category and colour painted for `op`, if it was
+  /// painted. processRegion meets the painted ops in the order collect()
+  /// listed them, so a cursor finds each one without hashing. An op that the
+  /// policy does not decide was not painted; a decided op met out of that
+  /// order (not expected) is looked up in a map built on first need.
+  std::optional<std::pair<CastCategory, Paint>> findDecision(Operation *op) {
+    auto decision = [&](size_t i) {
+      return std::make_pair(paintedCategories[i], paintedColours[i]);
+    };
+    if (nextPainted < paintedOps.size() && paintedOps[nextPainted] == op)
+      return decision(nextPainted++);
+    if (!policy.classify(op))
+      return std::nullopt;
+    if (paintedIndex.empty())
+      for (auto [i, painted] : llvm::enumerate(paintedOps))
+        paintedIndex[painted] = i;
+    auto it = paintedIndex.find(op);
+    if (it == paintedIndex.end())
+      return std::nullopt;
+    return decision(it->second);
   }
 
   /// The value of `v` when a constant op defines it, else null; remembered
@@ -431,20 +507,27 @@ private:
       return success();
     }
     // Graph mode classified the op already while painting.
-    auto it = decisions.find(op);
-    std::optional<CastCategory> cat =
-        it != decisions.end() ? it->second.first : policy.classify(op);
+    std::optional<CastCategory> cat;
+    Paint paint = Paint::none;
+    if (mode == Mode::graph) {
+      if (std::optional<std::pair<CastCategory, Paint>> decision =
+              findDecision(op))
+        std::tie(cat, paint) = *decision;
+    } else {
+      cat = policy.classify(op);
+    }
     if (!cat) {
       noteRegions(op);
       return success();
     }
     if (*cat == CastCategory::keep)
       return processKeep(op);
-    return processDecided(op, *cat);
+    return processDecided(op, *cat, paint);
   }
 
   /// The compute type of a decided op, before constant-range checks.
-  FloatType decideComputeType(Operation *op, CastCategory cat) {
+  /// `paint` is its graph-mode colour (none in eager mode).
+  FloatType decideComputeType(Operation *op, CastCategory cat, Paint paint) {
     if (!enabled)
       return widestOf(getDataOperands(op)); // policy off: input types rule
     if (cat == CastCategory::lower)
@@ -455,12 +538,11 @@ private:
       return widestOf(getDataOperands(op));
     // Graph mode, infer and clear: the painted colour; unpainted ops run in
     // f32 (they are not between low ops).
-    auto it = decisions.find(op);
-    return it != decisions.end() && it->second.second == Paint::low ? low : f32;
+    return paint == Paint::low ? low : f32;
   }
 
-  LogicalResult processDecided(Operation *op, CastCategory cat) {
-    FloatType compute = decideComputeType(op, cat);
+  LogicalResult processDecided(Operation *op, CastCategory cat, Paint paint) {
+    FloatType compute = decideComputeType(op, cat, paint);
     if (!compute) {
       noteRegions(op);
       return success(); // no float data: nothing to decide
@@ -502,7 +584,7 @@ private:
       restoreCapturedTypes(*newOp);
     for (auto [result, type] : llvm::zip((*newOp)->getResults(), oldTypes))
       if (result.getType() != type)
-        originalTypes[result] = type;
+        originalTypes.record(result, type);
     if (annotate)
       (*newOp)->setAttr(AmpDialect::getComputeTypeAttrName(),
                         TypeAttr::get(compute));
@@ -529,11 +611,11 @@ private:
   /// its value had before the pass retyped it.
   void restoreOriginalType(OpOperand &operand, Operation *user) {
     Value v = operand.get();
-    auto it = originalTypes.find(v);
-    if (it == originalTypes.end() || it->second == v.getType())
+    Type original = originalTypes.lookup(v);
+    if (!original || original == v.getType())
       return;
     operand.set(
-        castTo(v, cast<FloatType>(getElementTypeOrSelf(it->second)), user));
+        castTo(v, cast<FloatType>(getElementTypeOrSelf(original)), user));
   }
 
   /// The regions of ops the pass does not process op by op (tensor.generate,
@@ -685,11 +767,16 @@ private:
   SmallVector<Operation *> unprocessedRegionOps;
   /// getConstantValue's answers.
   DenseMap<Value, Attribute> constantValues;
-  /// Graph mode: each painted op's category and colour.
-  DenseMap<Operation *, std::pair<CastCategory, Paint>> decisions;
+  /// Graph mode: the painted ops in program order, their categories and
+  /// colours (see findDecision).
+  SmallVector<Operation *> paintedOps;
+  SmallVector<CastCategory> paintedCategories;
+  SmallVector<Paint> paintedColours;
+  size_t nextPainted = 0;
+  DenseMap<Operation *, size_t> paintedIndex;
   /// (value, element type) -> the value converted, for the cache.
   DenseMap<std::pair<Value, Type>, Value> castCache;
-  DenseMap<Value, Type> &originalTypes;
+  OriginalTypes &originalTypes;
   RetypeVerifier &verifier;
 };
 
@@ -898,7 +985,7 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
   std::string conflict;
   /// The type every retyped value had before the pass, shared by all scopes
   /// (a keep op in an inner region reads an outer value at its written type).
-  DenseMap<Value, Type> originalTypes;
+  OriginalTypes originalTypes;
 };
 
 } // namespace

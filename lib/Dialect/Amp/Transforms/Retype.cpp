@@ -34,7 +34,7 @@ DpsInitRange::DpsInitRange(DestinationStyleOpInterface op) {
   // A structured op lists its inits last; on tensors each init has its
   // result (the DestinationStyleOpInterface verifier), so the results count
   // them without asking the interface.
-  if (op->getNumResults() && isa<linalg::LinalgOp>(op.getOperation()) &&
+  if (op->getNumResults() && getStructuredOp(op) &&
       llvm::all_of(op->getOperandTypes(),
                    [](Type t) { return !isa<BaseMemRefType>(t); })) {
     end = op->getNumOperands();
@@ -497,7 +497,7 @@ LogicalResult RetypeVerifier::verify(Operation *op) {
   ScopedDiagnosticHandler silence(op->getContext(),
                                   [](Diagnostic &) { return success(); });
   auto verifyOne = [&](Operation *nested) { return verifiesCached(nested); };
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+  if (auto linalgOp = getStructuredOp(op))
     return success(structuredOpIsConsistent(linalgOp, verifyOne));
   WalkResult result = op->walk<WalkOrder::PostOrder>([&](Operation *nested) {
     return verifyOne(nested) ? WalkResult::advance() : WalkResult::interrupt();
@@ -535,7 +535,7 @@ bool RetypeVerifier::verifiesCached(Operation *op) {
 FailureOr<Operation *> mlir::amp::retypeOp(Operation *op, FloatType compute,
                                            CastFn castTo,
                                            RetypeVerifier &verifier) {
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+  if (auto linalgOp = getStructuredOp(op))
     return retypeStructuredOp(linalgOp, compute, castTo, verifier);
 
   // Nothing to do when no operand or result changes type (and no padding

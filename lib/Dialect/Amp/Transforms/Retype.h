@@ -23,6 +23,14 @@ namespace mlir::amp {
 /// `elem`.
 Type withElementType(Type type, Type elem);
 
+/// `op` as a linalg structured op, or null. Every structured op has a
+/// payload region, so the region-less ops that make up most of a model are
+/// answered without an interface lookup.
+inline linalg::LinalgOp getStructuredOp(Operation *op) {
+  return op->getNumRegions() ? dyn_cast<linalg::LinalgOp>(op)
+                             : linalg::LinalgOp();
+}
+
 /// The operand numbers of a destination-style op's inits: a consecutive
 /// range [begin, end). Each DestinationStyleOpInterface accessor (isDpsInit,
 /// getDpsInits, getDpsInputs) rebuilds the operand segment attribute of ops
