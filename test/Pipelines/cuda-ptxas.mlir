@@ -11,6 +11,8 @@
 // RUN: amp-opt %S/../JIT/matmul-fragment-layout.mlir --amp-cuda-pipeline=format=isa -o %t.layout.mlir
 // RUN: %python %amp_src_root/utils/extract_ptx.py %t.layout.mlir %t.layout --ptxas %ptxas --arch sm_90 | FileCheck %s --check-prefix=LAYOUT
 // RUN: cat %t.layout/*.ptx | FileCheck %s --check-prefix=LAYOUT-PTX
+// RUN: cat %t.layout/f16*.ptx | FileCheck %s --check-prefix=ACC-IN-REGISTERS
+// RUN: cat %t.layout/bf16*.ptx | FileCheck %s --check-prefix=ACC-IN-REGISTERS
 // RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_80" -o %t.sm80.mlir
 // RUN: %python %amp_src_root/utils/extract_ptx.py %t.sm80.mlir %t.sm80 --ptxas %ptxas --arch sm_80 | FileCheck %s --check-prefix=LAYER
 
@@ -21,6 +23,15 @@
 // The f16 and the bf16 matmul of test/JIT/matmul-fragment-layout.mlir.
 // LAYOUT-PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // LAYOUT-PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// In both, the k loop (mma.sync, then the branch back) stores nothing: each
+// lane's four f32 accumulators are stored once after it.
+// ACC-IN-REGISTERS: mma.sync.aligned.m16n8k16.row.col.f32
+// ACC-IN-REGISTERS-NOT: st.global
+// ACC-IN-REGISTERS: bra
+// ACC-IN-REGISTERS-NOT: mma.sync
+// ACC-IN-REGISTERS-COUNT-4: st.global.b32
+// ACC-IN-REGISTERS-NEXT: ret;
 
 // PTX: .visible .entry
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32

@@ -16,7 +16,9 @@
 // matmuls, while tiling to blocks (16 x 8 per block, one warp) and to k
 // steps of 16, vectorizing, and folding the arith extensions into the
 // contraction gives a mixed-precision `vector.contract` that
-// `convert-vector-to-gpu` maps to mma.sync.
+// `convert-vector-to-gpu` maps to mma.sync. The accumulator fragments are
+// then hoisted out of the k loop (loaded once, carried in registers, stored
+// once).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,14 +30,20 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::amp {
@@ -216,10 +224,14 @@ LogicalResult lowerBf16Contraction(RewriterBase &rewriter,
         std::pair{add(base[0], g), add(base[1], t2)},
         std::pair{add(base[0], add(g, c8)), add(base[1], t2)}};
   };
+  // The accumulator pairs move through in-bounds transfers, which the pass
+  // hoists out of the k loop afterwards (the same positions are read and
+  // written in every k step).
   SmallVector<Value> c;
   for (auto [row, col] : accRows(readC.getIndices())) {
-    Value pair = vector::LoadOp::create(rewriter, loc, pairOf(f32),
-                                        readC.getBase(), ValueRange{row, col});
+    Value pair = vector::TransferReadOp::create(
+        rewriter, loc, pairOf(f32), readC.getBase(), ValueRange{row, col},
+        /*padding=*/std::nullopt, /*inBounds=*/ArrayRef<bool>{true});
     for (int64_t i : {0, 1})
       c.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
   }
@@ -237,8 +249,9 @@ LogicalResult lowerBf16Contraction(RewriterBase &rewriter,
     Value hi = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i + 1);
     Value pair = vector::FromElementsOp::create(rewriter, loc, pairOf(f32),
                                                 ValueRange{lo, hi});
-    vector::StoreOp::create(rewriter, loc, pair, write.getBase(),
-                            ValueRange{row, col});
+    vector::TransferWriteOp::create(rewriter, loc, pair, write.getBase(),
+                                    ValueRange{row, col},
+                                    /*inBounds=*/ArrayRef<bool>{true});
   }
   rewriter.eraseOp(write);
   rewriter.eraseOp(contract);
@@ -353,14 +366,20 @@ struct AmpGpuTensorCoreContractionsPass
         if (contract.getLhsType().getElementType().isBF16())
           bf16Contractions.push_back(contract);
       });
+      for (vector::ContractionOp contract : bf16Contractions)
+        if (failed(lowerBf16Contraction(rewriter, contract))) {
+          contract.emitError("amp-gpu-tensor-core-contractions: the bf16 "
+                             "m16n8k16 contraction could not be mapped to "
+                             "mma.sync");
+          return signalPassFailure();
+        }
+      keepAccumulatorsInRegisters(rewriter, launch);
       if (!bf16Contractions.empty()) {
-        for (vector::ContractionOp contract : bf16Contractions)
-          if (failed(lowerBf16Contraction(rewriter, contract))) {
-            contract.emitError("amp-gpu-tensor-core-contractions: the bf16 "
-                               "m16n8k16 contraction could not be mapped to "
-                               "mma.sync");
-            return signalPassFailure();
-          }
+        // The accumulator pairs' transfers to plain vector loads and stores.
+        RewritePatternSet lower(&getContext());
+        vector::populateVectorTransferLoweringPatterns(lower,
+                                                       /*maxTransferRank=*/1);
+        (void)applyPatternsGreedily(launch, std::move(lower));
         continue;
       }
       RewritePatternSet prepare(&getContext());
@@ -371,7 +390,28 @@ struct AmpGpuTensorCoreContractionsPass
                          "contraction could not be mapped to mma.sync");
         return signalPassFailure();
       }
+      // convert-vector-to-gpu leaves the warp-level accumulator as a second,
+      // unused loop-carried value next to the lanes' fragments.
+      RewritePatternSet cleanup(&getContext());
+      scf::ForOp::getCanonicalizationPatterns(cleanup, &getContext());
+      (void)applyPatternsGreedily(launch, std::move(cleanup));
     }
+  }
+
+  /// Moves the accumulator tile of each k loop in `launch` out of the loop:
+  /// read once before it, carried in registers, written once after it.
+  /// The tiles' subviews are folded into the transfers first and equal
+  /// indices merged, so that upstream's hoisting sees one read and one write
+  /// of the same memref at loop-invariant indices; it refuses whenever
+  /// another access in the loop may touch the tile.
+  static void keepAccumulatorsInRegisters(RewriterBase &rewriter,
+                                          gpu::LaunchOp launch) {
+    RewritePatternSet fold(launch.getContext());
+    memref::populateFoldMemRefAliasOpPatterns(fold);
+    (void)applyPatternsGreedily(launch, std::move(fold));
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, launch);
+    linalg::hoistRedundantVectorTransfers(launch);
   }
 
   std::optional<int> capability;

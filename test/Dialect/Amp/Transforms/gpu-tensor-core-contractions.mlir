@@ -3,11 +3,18 @@
 // RUN: not amp-opt %s --amp-gpu-tensor-core-contractions=chip=volta 2>&1 | FileCheck %s --check-prefix=CHIP
 
 // One block of one warp per 16x8 output tile, k in steps of 16, one
-// m16n8k16 mma.sync with f16 operands and f32 accumulators per step.
+// m16n8k16 mma.sync with f16 operands and f32 accumulators per step. Each
+// lane's accumulator fragment is loaded before the k loop, carried in
+// registers through it and stored once after it.
 // CHECK-LABEL: func @f16_matmul
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c4, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c1, {{.*}} = %c1)
-// CHECK: scf.for {{.*}} = %c0 to %c128 step %c16
-// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4{{(_[0-9]+)?}}, {{.*}} = %c4{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
+// CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
+// CHECK: scf.for {{.*}} = %c0{{(_[0-9]+)?}} to %c128 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
+// CHECK-NOT: %arg2
+// CHECK: nvgpu.mma.sync({{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-NOT: %arg2
+// CHECK: scf.yield
+// CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
 // CHECK-NOT: linalg.matmul
 // SM75: warning: amp-gpu-tensor-core-contractions: sm_75 has no mma.sync m16n8k16 (sm_80+); this contraction runs as SIMT code with f32 accumulation
 // SM75-LABEL: func @f16_matmul
@@ -24,17 +31,21 @@ func.func @f16_matmul(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref
 // bf16: each lane loads its m16n8k16 fragments (A: pairs along k from rows
 // g and g+8, g = lane / 4; B: two scalars along k of column g; C: pairs of
 // rows g and g+8), packs bf16 pairs into i32 registers and issues one
-// nvvm.mma.sync with bf16 multiplicands and f32 accumulators.
+// nvvm.mma.sync with bf16 multiplicands and f32 accumulators. The C pairs
+// are loaded before the k loop and stored after it.
 // CHECK-LABEL: func @bf16_matmul
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c1, {{.*}} = %c1)
-// CHECK: scf.for
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
 // CHECK: %[[LANE:.*]] = gpu.lane_id
 // CHECK: %[[G:.*]] = arith.divui %[[LANE]], %c4
-// CHECK-COUNT-4: vector.load {{.*}} : memref<16x16xbf16, strided<[32, 1], offset: ?>>, vector<2xbf16>
-// CHECK-COUNT-4: memref.load {{.*}} : memref<16x8xbf16, strided<[8, 1], offset: ?>>
-// CHECK-COUNT-2: vector.load {{.*}} : memref<16x8xf32, strided<[8, 1], offset: ?>>, vector<2xf32>
+// CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<32x8xf32>, vector<2xf32>
+// CHECK: scf.for {{.*}} iter_args(%[[C0:.*]] = %{{.*}}, %[[C1:.*]] = %{{.*}}) -> (vector<2xf32>, vector<2xf32>)
+// CHECK-COUNT-4: vector.load %arg0[{{.*}}] : memref<32x32xbf16>, vector<2xbf16>
+// CHECK-COUNT-4: memref.load %arg1[{{.*}}] : memref<32x8xbf16>
+// CHECK-NOT: %arg2
 // CHECK: nvvm.mma.sync A[{{.*}}, {{.*}}, {{.*}}, {{.*}}] B[{{.*}}, {{.*}}] C[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK-COUNT-2: vector.store {{.*}} : memref<16x8xf32, strided<[8, 1], offset: ?>>, vector<2xf32>
+// CHECK-NOT: %arg2
+// CHECK: scf.yield
+// CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<32x8xf32>, vector<2xf32>
 // CHECK-NOT: vector.contract
 // CHECK-NOT: linalg.matmul
 func.func @bf16_matmul(%d: memref<32x32xbf16>, %e: memref<32x8xbf16>, %f: memref<32x8xf32>) {

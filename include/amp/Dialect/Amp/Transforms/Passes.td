@@ -225,6 +225,11 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     multiplicands and f32 accumulators (PTX
     `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`).
 
+    In both, each lane's f32 accumulator fragment is loaded before the k
+    loop, carried in registers through it and stored once after it
+    (upstream's `hoistRedundantVectorTransfers`, after folding the tiles'
+    subviews into the transfers).
+
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
     with a remark saying why (shape, dynamic sizes, layout). On a chip
     below sm_80, which has no m16n8k16 mma.sync, every such matmul stays
