@@ -358,6 +358,14 @@ struct AmpGpuTensorCoreContractionsPass
       if (!earlierLaunches.contains(launch))
         launches.push_back(launch);
     });
+    // The tiles' subviews folded into the transfers, in every new launch
+    // before any is rewritten: hoisting an accumulator out of a k loop is
+    // refused while a view of its buffer remains, in any launch.
+    for (gpu::LaunchOp launch : launches) {
+      RewritePatternSet fold(&getContext());
+      memref::populateFoldMemRefAliasOpPatterns(fold);
+      (void)applyPatternsGreedily(launch, std::move(fold));
+    }
     IRRewriter rewriter(&getContext());
     for (gpu::LaunchOp launch : launches) {
       // bf16: lowered here (see lowerBf16Contraction).
@@ -400,15 +408,13 @@ struct AmpGpuTensorCoreContractionsPass
 
   /// Moves the accumulator tile of each k loop in `launch` out of the loop:
   /// read once before it, carried in registers, written once after it.
-  /// The tiles' subviews are folded into the transfers first and equal
-  /// indices merged, so that upstream's hoisting sees one read and one write
-  /// of the same memref at loop-invariant indices; it refuses whenever
-  /// another access in the loop may touch the tile.
+  /// Equal indices are merged first, so that upstream's hoisting sees one
+  /// read and one write of the same memref at loop-invariant indices; it
+  /// refuses whenever another access in the loop may touch the tile, or a
+  /// view of the buffer remains (the code then stays correct, with the
+  /// accumulator read and written in every k step).
   static void keepAccumulatorsInRegisters(RewriterBase &rewriter,
                                           gpu::LaunchOp launch) {
-    RewritePatternSet fold(launch.getContext());
-    memref::populateFoldMemRefAliasOpPatterns(fold);
-    (void)applyPatternsGreedily(launch, std::move(fold));
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, launch);
     linalg::hoistRedundantVectorTransfers(launch);

@@ -55,6 +55,26 @@ func.func @bf16_matmul(%d: memref<32x32xbf16>, %e: memref<32x8xbf16>, %f: memref
 
 // -----
 
+// Two matmuls accumulating into one buffer, f16 then bf16: both k loops
+// carry their accumulators in registers (each launch's views of the buffer
+// are folded before either is rewritten).
+// CHECK-LABEL: func @shared_accumulator
+// CHECK: gpu.launch
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>)
+// CHECK: nvgpu.mma.sync
+// CHECK: gpu.launch
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>)
+// CHECK: nvvm.mma.sync
+func.func @shared_accumulator(%a: memref<32x64xf16>, %b: memref<64x8xf16>,
+                              %d: memref<32x64xbf16>, %e: memref<64x8xbf16>,
+                              %c: memref<32x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x8xf16>) outs(%c : memref<32x8xf32>)
+  linalg.matmul ins(%d, %e : memref<32x64xbf16>, memref<64x8xbf16>) outs(%c : memref<32x8xf32>)
+  return
+}
+
+// -----
+
 // Other matmuls stay for the SIMT path, each with the reason.
 // CHECK-LABEL: func @fallbacks
 // CHECK-NOT: gpu.launch
