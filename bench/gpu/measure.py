@@ -95,10 +95,15 @@ def check_ptx(text, pipeline, label):
                             path, os.path.join(d, "ptx"), "--ptxas", ptxas, "--arch", "sm_90"],
                            capture_output=True, text=True)
         kernels = r.stdout.count(".ptx\n")
-        mma = sum(len(re.findall(r"mma\.sync", open(p).read()))
-                  for p in r.stdout.split() if p.endswith(".ptx"))
+        texts = [open(p).read() for p in r.stdout.split() if p.endswith(".ptx")]
+        mma = sum(len(re.findall(r"mma\.sync", t)) for t in texts)
+        # A k loop that keeps its accumulators in registers stores nothing
+        # between its mma.sync and the branch back.
+        in_registers = sum(1 for t in texts if "mma.sync" in t and not re.search(
+            r"mma\.sync[^$]*?st\.global[^$]*?\bbra\b", t))
         status = "ok" if r.returncode == 0 else "FAILED: " + r.stderr.strip()[-300:]
-        print(f"  {label}: {kernels} kernels, {mma} mma.sync, ptxas sm_90 {status}")
+        print(f"  {label}: {kernels} kernels, {mma} mma.sync "
+              f"({in_registers} with accumulators in registers), ptxas sm_90 {status}")
         return r.returncode == 0
 
 
