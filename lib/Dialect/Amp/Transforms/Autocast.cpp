@@ -17,6 +17,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Support/Statistics.h"
 
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -72,6 +73,15 @@ bool isSource(Operation *op) {
     auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
     return dps && DpsInitRange(dps).contains(use);
   });
+}
+
+/// The blocks of `region`, each after the blocks that dominate it: a value
+/// is retyped before its uses are met, whatever order the blocks are
+/// written in (a use may be listed before its definition).
+SmallVector<Block *> getBlocksInDominanceOrder(Region &region) {
+  if (region.hasOneBlock())
+    return {&region.front()};
+  return llvm::to_vector(getBlocksSortedByDominance(region));
 }
 
 /// Ops whose regions belong to the enclosing autocast region: their bodies
@@ -401,8 +411,8 @@ private:
   /// Collects the ops of the scope that the policy decides, in program order.
   void collect(Region &region, SmallVectorImpl<Operation *> &ops,
                SmallVectorImpl<CastCategory> &cats) {
-    for (Block &block : region)
-      for (Operation &op : block) {
+    for (Block *block : getBlocksInDominanceOrder(region))
+      for (Operation &op : *block) {
         if (isa<AutocastOp>(op) || isSourceOp(&op) ||
             op.hasTrait<OpTrait::IsTerminator>())
           continue;
@@ -477,9 +487,10 @@ private:
     return it->second;
   }
 
+  /// Meets the ops in the order collect() lists them.
   LogicalResult processRegion(Region &region) {
-    for (Block &block : region)
-      for (Operation &op : llvm::make_early_inc_range(block))
+    for (Block *block : getBlocksInDominanceOrder(region))
+      for (Operation &op : llvm::make_early_inc_range(*block))
         if (failed(processOp(&op)))
           return failure();
     return success();

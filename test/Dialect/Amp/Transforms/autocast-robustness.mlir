@@ -94,3 +94,34 @@ func.func @inner_keep_reads_outer(%x: tensor<4x4xf32>) -> tensor<4x4xf16> {
 // CHECK-NOT: amp.autocast
 func.func private @external(tensor<4xf32>) -> tensor<4xf32>
     attributes {amp.autocast = #amp.autocast<device_type = cuda>}
+
+// -----
+
+// Blocks listed out of dominance order (^bb1 uses %x and %f, defined in the
+// later-listed ^bb2): ops are met in dominance order, so each value is
+// retyped before its uses. Before, the cached cast of %x was created ahead
+// of the walk and met again (graph mode: an f16 -> f16 cast), and a fill
+// used by an earlier-listed matmul kept f32 (the matmul did not verify).
+// CHECK-LABEL: func @blocks_out_of_order
+// CHECK-NOT: amp.cast {{.*}} : tensor<4x4xf16> to tensor<4x4xf16>
+// CHECK: ^bb1:
+// CHECK: %[[M:.*]] = linalg.matmul ins(%[[X:.*]], %[[F:.*]] : tensor<4x4xf16>, tensor<4x4xf16>) outs(%{{.*}} : tensor<4x4xf16>)
+// CHECK: amp.cast %[[M]] : tensor<4x4xf16> to tensor<4x4xf32>
+// CHECK: ^bb2:
+// CHECK-DAG: %[[X]] = linalg.matmul {{.*}} -> tensor<4x4xf16>
+// CHECK-DAG: %[[F]] = linalg.fill {{.*}} -> tensor<4x4xf16>
+// CHECK-NOT: amp.cast
+// CHECK: cf.br ^bb1
+func.func @blocks_out_of_order(%a: tensor<4x4xf32>) -> tensor<4x4xf32>
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %c = arith.constant 1.0 : f32
+  cf.br ^bb2
+^bb1:
+  %m = linalg.matmul ins(%x, %f : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %m : tensor<4x4xf32>
+^bb2:
+  %x = linalg.matmul ins(%a, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  cf.br ^bb1
+}
