@@ -418,6 +418,17 @@ struct AmpGpuTensorCoreContractionsPass
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, launch);
     linalg::hoistRedundantVectorTransfers(launch);
+    // The only writes in a k loop are the accumulator's.
+    bool refused = false;
+    launch.walk([&](scf::ForOp loop) {
+      loop.walk([&](vector::TransferWriteOp) { refused = true; });
+    });
+    if (refused)
+      launch.emitRemark(
+          "amp-gpu-tensor-core-contractions: the accumulator is read and "
+          "written in every k step: keeping it in registers needs its buffer "
+          "to have no view (subview, cast, reshape) anywhere and no other "
+          "access in the loop");
   }
 
   std::optional<int> capability;

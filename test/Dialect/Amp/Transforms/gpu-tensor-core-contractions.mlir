@@ -75,6 +75,26 @@ func.func @shared_accumulator(%a: memref<32x64xf16>, %b: memref<64x8xf16>,
 
 // -----
 
+// A view of the accumulator buffer elsewhere (here a subview passed to a
+// call) keeps upstream's hoisting from proving the k loop the only user:
+// the accumulator stays in memory, with a remark.
+func.func private @use(memref<16x8xf32, strided<[8, 1], offset: 128>>)
+// CHECK-LABEL: func @accumulator_with_view
+// CHECK: scf.for
+// CHECK: vector.load %arg2
+// CHECK: mma.sync
+// CHECK: vector.store {{.*}}, %arg2
+// CHECK: gpu.terminator
+func.func @accumulator_with_view(%a: memref<32x64xbf16>, %b: memref<64x8xbf16>, %c: memref<32x8xf32>) {
+  // expected-remark @below {{the accumulator is read and written in every k step: keeping it in registers needs its buffer to have no view (subview, cast, reshape) anywhere and no other access in the loop}}
+  linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x8xbf16>) outs(%c : memref<32x8xf32>)
+  %s = memref.subview %c[16, 0] [16, 8] [1, 1] : memref<32x8xf32> to memref<16x8xf32, strided<[8, 1], offset: 128>>
+  func.call @use(%s) : (memref<16x8xf32, strided<[8, 1], offset: 128>>) -> ()
+  return
+}
+
+// -----
+
 // Other matmuls stay for the SIMT path, each with the reason.
 // CHECK-LABEL: func @fallbacks
 // CHECK-NOT: gpu.launch

@@ -228,7 +228,11 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     In both, each lane's f32 accumulator fragment is loaded before the k
     loop, carried in registers through it and stored once after it
     (upstream's `hoistRedundantVectorTransfers`, after folding the tiles'
-    subviews into the transfers).
+    subviews into the transfers). Upstream refuses when the output buffer
+    has a view anywhere (a subview, cast or reshape: e.g. an autocast
+    matmul whose result is sliced) or another access in the loop; the
+    accumulator is then read and written in every k step, and a remark
+    says so.
 
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
     with a remark saying why (shape, dynamic sizes, layout). On a chip
