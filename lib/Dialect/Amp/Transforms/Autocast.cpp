@@ -439,25 +439,14 @@ private:
   }
 
   /// Graph mode: the category and colour painted for `op`, if it was
-  /// painted. processRegion meets the painted ops in the order collect()
-  /// listed them, so a cursor finds each one without hashing. An op that the
-  /// policy does not decide was not painted; a decided op met out of that
-  /// order (not expected) is looked up in a map built on first need.
+  /// painted. processRegion meets the existing ops in the order collect()
+  /// listed them (both walk blocks in dominance order), so the painted ops
+  /// come up one after another at a cursor; any other op was not painted.
   std::optional<std::pair<CastCategory, Paint>> findDecision(Operation *op) {
-    auto decision = [&](size_t i) {
-      return std::make_pair(paintedCategories[i], paintedColours[i]);
-    };
-    if (nextPainted < paintedOps.size() && paintedOps[nextPainted] == op)
-      return decision(nextPainted++);
-    if (!policy.classify(op))
+    if (nextPainted == paintedOps.size() || paintedOps[nextPainted] != op)
       return std::nullopt;
-    if (paintedIndex.empty())
-      for (auto [i, painted] : llvm::enumerate(paintedOps))
-        paintedIndex[painted] = i;
-    auto it = paintedIndex.find(op);
-    if (it == paintedIndex.end())
-      return std::nullopt;
-    return decision(it->second);
+    size_t i = nextPainted++;
+    return std::make_pair(paintedCategories[i], paintedColours[i]);
   }
 
   /// The value of `v` when a constant op defines it, else null; remembered
@@ -784,7 +773,6 @@ private:
   SmallVector<CastCategory> paintedCategories;
   SmallVector<Paint> paintedColours;
   size_t nextPainted = 0;
-  DenseMap<Operation *, size_t> paintedIndex;
   /// (value, element type) -> the value converted, for the cache.
   DenseMap<std::pair<Value, Type>, Value> castCache;
   OriginalTypes &originalTypes;
