@@ -9,10 +9,12 @@ The model file holds `func.func @forward(%arg0: tensor<...xf32>) -> tensor<...xf
                 calls of each (rtclock, wall seconds), the relative L2 error
                 ||y_amp - y_f32|| / ||y_f32|| in f64 and the count of
                 non-finite autocast logits,
-runs `amp-opt --amp-randomize-weights --amp-cpu-pipeline` on it and JIT-runs
-it with `amp-runner`. It prints, one per line:
+runs `amp-opt --amp-randomize-weights --amp-cpu-pipeline` on it (with
+`--target cuda`: `--amp-cuda-pipeline`, sm_90, both versions on the GPU) and
+JIT-runs it with `amp-runner`. It prints, one per line:
   model: NAME
   autocast: device_type=D dtype=T mode=M
+  target: cpu|cuda
   f32_ms, amp_ms (per call), speedup (f32_ms / amp_ms), rel_l2, nonfinite
 and with `--max-rel-l2 X` a PASS/FAIL line, exiting 1 when rel_l2 > X or any
 logit is NaN/inf. `--stats` prints the amp pass statistics first; `--policy`
@@ -143,6 +145,9 @@ def main():
     ap.add_argument('--device', default='cpu', choices=['cpu', 'cuda'], help='autocast device_type (its default dtype: cpu bf16, cuda f16)')
     ap.add_argument('--dtype', default=None, choices=['f16', 'bf16'], help='autocast dtype (default: the device default)')
     ap.add_argument('--mode', default='graph', choices=['graph', 'eager'])
+    ap.add_argument('--target', default='cpu', choices=['cpu', 'cuda'],
+                    help='where both versions run: cpu (amp-cpu-pipeline, default) or cuda '
+                         '(amp-cuda-pipeline for sm_90; amp-runner needs a CUDA device)')
     ap.add_argument('--repeat', type=int, default=3, help='timed calls of each version')
     ap.add_argument('--seed', type=int, default=0, help='amp-randomize-weights seed')
     ap.add_argument('--max-rel-l2', type=float, default=None, help='fail above this relative L2 error')
@@ -173,7 +178,7 @@ def main():
     if a.policy:
         # The pipeline's own amp-autocast then finds no autocast scope left.
         opt.append(f'--amp-autocast=mode={a.mode} {a.policy}')
-    opt.append(f'--amp-cpu-pipeline=mode={a.mode}')
+    opt.append(f'--amp-{a.target}-pipeline=mode={a.mode}')
     if a.stats:
         opt.append('-mlir-pass-statistics')
     p = subprocess.run(opt, input=module, capture_output=True, text=True)
@@ -196,6 +201,7 @@ def main():
     dtype = a.dtype or ('bf16' if a.device == 'cpu' else 'f16')
     print(f'model: {name}')
     print(f'autocast: device_type={a.device} dtype={dtype} mode={a.mode}')
+    print(f'target: {a.target}')
     print(f'f32_ms: {1e3 * d32 / a.repeat:.3f}')
     print(f'amp_ms: {1e3 * da / a.repeat:.3f}')
     print(f'speedup: {d32 / da:.2f}')

@@ -1,13 +1,15 @@
-"""AMP training on the scikit-learn digits dataset through the CPU JIT.
+"""AMP training on the scikit-learn digits dataset through the JIT.
 
 1797 real 8x8 images of handwritten digits (shipped inside scikit-learn),
 pixels scaled to [0, 1], split 75/25 with ``random_state=0`` (stratified).
 An MLP ``64 -> 128 (GELU) -> LayerNorm -> 64 (ReLU) -> 10`` is trained with
 momentum SGD, batch 64, in three runs: f32, ``autocast(cpu, bf16)``, and
-``autocast(cuda, f16)`` with dynamic loss scaling (compiled for the CPU).
+``autocast(cuda, f16)`` with dynamic loss scaling. All three compile for
+the CPU (amp-cpu-pipeline), or with ``--target cuda`` for a CUDA device
+(amp-cuda-pipeline, sm_90; RuntimeError without a device).
 
-Run ``python -m amp_mlir.digits`` (with the package importable) for the
-per-epoch table.
+Run ``python -m amp_mlir.digits [--target cpu|cuda]`` (with the package
+importable) for the per-epoch table.
 """
 
 import argparse
@@ -47,12 +49,13 @@ def onehot(labels, classes=10):
     return out
 
 
-def train(run, epochs, seed=0, lr=0.05, data=None, log=None):
-    """Trains one run (a key of ``RUNS``); returns a dict with per-epoch
-    ``loss`` and ``accuracy`` lists, the ``trainer`` and ``seconds``."""
+def train(run, epochs, seed=0, lr=0.05, data=None, log=None, target="cpu"):
+    """Trains one run (a key of ``RUNS``) on ``target`` (``cpu`` or
+    ``cuda``, as :class:`Trainer`); returns a dict with per-epoch ``loss``
+    and ``accuracy`` lists, the ``trainer`` and ``seconds``."""
     x_train, y_train, x_test, y_test = data or load_digits_split()
     trainer = Trainer(mlp(), BATCH, 64, 10, SGD(lr=lr, momentum=0.9),
-                      eval_batch=len(x_test), seed=seed, **RUNS[run])
+                      eval_batch=len(x_test), seed=seed, target=target, **RUNS[run])
     rng = np.random.default_rng(seed)
     losses, accuracies = [], []
     start = time.perf_counter()
@@ -78,11 +81,16 @@ def main(argv=None):
                         help="epochs per run (default 15; fewer may miss 95%%)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the weights and of the batch order (default 0)")
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
+                        help="where the steps run: cpu (amp-cpu-pipeline, default) or "
+                             "cuda (amp-cuda-pipeline for sm_90; needs a CUDA device)")
     args = parser.parse_args(argv)
     data = load_digits_split()
     print(f"digits: {len(data[0])} train / {len(data[2])} test images, batch {BATCH}, "
-          f"MLP 64-128-LN-64-10, SGD(lr=0.05, momentum=0.9), {args.epochs} epochs")
-    results = {run: train(run, args.epochs, args.seed, data=data) for run in RUNS}
+          f"MLP 64-128-LN-64-10, SGD(lr=0.05, momentum=0.9), {args.epochs} epochs, "
+          f"target {args.target}")
+    results = {run: train(run, args.epochs, args.seed, data=data, target=args.target)
+               for run in RUNS}
     names = list(RUNS)
     print("epoch | " + " | ".join(f"{n:>22}" for n in names))
     print("      | " + " | ".join(f"{'loss':>10} {'test acc':>11}" for _ in names))
