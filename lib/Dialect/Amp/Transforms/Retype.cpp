@@ -150,6 +150,8 @@ bool verifiesQuietly(Operation *op) {
   OperationName name = op->getName();
   if (!name.isRegistered())
     return true;
+  ScopedDiagnosticHandler silence(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
   if (failed(name.verifyInvariants(op)) ||
       failed(name.verifyRegionInvariants(op)))
     return false;
@@ -494,8 +496,6 @@ FailureOr<Operation *> retypeStructuredOp(linalg::LinalgOp op,
 /// would recompute the order of the enclosing block on every call, quadratic
 /// in the size of a function.
 LogicalResult RetypeVerifier::verify(Operation *op) {
-  ScopedDiagnosticHandler silence(op->getContext(),
-                                  [](Diagnostic &) { return success(); });
   auto verifyOne = [&](Operation *nested) { return verifiesCached(nested); };
   if (auto linalgOp = getStructuredOp(op))
     return success(structuredOpIsConsistent(linalgOp, verifyOne));
@@ -513,7 +513,11 @@ bool RetypeVerifier::verifiesCached(Operation *op) {
     return verifiesQuietly(op);
   key.clear();
   key.push_back(op->getName().getAsOpaquePointer());
-  key.push_back(op->getAttrDictionary().getAsOpaquePointer());
+  // An op without properties holds all its attributes in its dictionary;
+  // getAttrDictionary() would build a new one from the properties.
+  key.push_back(op->getPropertiesStorageSize()
+                    ? op->getAttrDictionary().getAsOpaquePointer()
+                    : op->getRawDictionaryAttrs().getAsOpaquePointer());
   for (Value v : op->getOperands()) {
     key.push_back(v.getType().getAsOpaquePointer());
     Attribute cst;
