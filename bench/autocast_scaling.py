@@ -12,12 +12,20 @@ minutes), as Debian's libMLIR.so that runs canonicalize is: the test build's
 assertions check every interface cast of the pass against the dialects'
 promised interfaces, about a tenth of its time. --amp-opt times another one.
 
+Wall time on a shared machine varies by 10-30% from run to run, for both
+commands alike. --instructions adds a deterministic measure: the
+instructions each whole command executes, counted by valgrind's callgrind
+(apt install valgrind), up to 1e5 ops (about a minute per command there),
+with their ratio and growth per 10x ops.
+
 Usage: bench/autocast_scaling.py [--max 1e6] [--repeat 5] [--amp-opt PATH]
+                                 [--instructions]
 """
 import argparse
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,6 +58,16 @@ def build_bench_amp_opt():
     return str(build / "bin/amp-opt")
 
 
+def instructions(cmd, tmp):
+    """Instructions `cmd` executes (valgrind --tool=callgrind)."""
+    out = os.path.join(tmp, "callgrind.out")
+    _, stderr = run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + cmd)
+    m = re.search(r"Collected : (\d+)", stderr)
+    if not m:
+        sys.exit(f"no instruction count in valgrind's output:\n{stderr[-2000:]}")
+    return int(m.group(1))
+
+
 def pass_time(stderr, name):
     m = re.search(r"^\s*([0-9.]+) \([ 0-9.]+%\)\s+" + name + r"\s*$", stderr, re.M)
     return float(m.group(1)) if m else float("nan")
@@ -61,7 +79,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--amp-opt", help="amp-opt to time (default: the "
                     "release build in build-bench/, built when missing)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the instructions of both commands with "
+                    "valgrind (sizes up to 1e5)")
     args = ap.parse_args()
+    if args.instructions and not shutil.which("valgrind"):
+        sys.exit("--instructions needs valgrind (apt install valgrind)")
     if args.amp_opt is None:
         args.amp_opt = build_bench_amp_opt()
     print(f"amp-opt: {args.amp_opt}")
@@ -70,6 +93,7 @@ def main():
     print(f"{'ops':>9} {'canon s':>9} {'autocast s':>10} {'ratio':>6} "
           f"{'canon pass':>10} {'amp pass':>9} {'pass ratio':>10} {'growth/10x':>10}")
     previous = None
+    counts = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = os.path.join(tmp, f"blocks_{int(n)}.mlir")
@@ -94,6 +118,17 @@ def main():
             print(f"{ops:>9} {canon[0]:>9.3f} {amp[0]:>10.3f} {amp[0] / canon[0]:>6.2f} "
                   f"{canon[1]:>10.3f} {amp[1]:>9.3f} {amp[1] / canon[1]:>10.2f} {growth:>10}",
                   flush=True)
+            if args.instructions and n <= 1e5:
+                counts.append((ops, *(instructions([args.amp_opt, path, flag, "-o",
+                                                    os.devnull], tmp)
+                                      for flag in ("--canonicalize", "--amp-autocast"))))
+    if counts:
+        print(f"\ninstructions of the whole command (valgrind), millions:")
+        print(f"{'ops':>9} {'canon':>9} {'autocast':>10} {'ratio':>6} {'growth/10x':>10}")
+        for i, (ops, canon, amp) in enumerate(counts):
+            growth = f"{amp / counts[i - 1][2]:.1f}x" if i else "-"
+            print(f"{ops:>9} {canon / 1e6:>9.1f} {amp / 1e6:>10.1f} {amp / canon:>6.3f} "
+                  f"{growth:>10}")
     print("targets: ratio <= 1.0, growth <= 11x per 10x ops")
 
 
