@@ -65,28 +65,59 @@ Value isNonFinite(OpBuilder &b, Location loc, Value x) {
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, abs, inf);
 }
 
-/// True (i1) when any element of the float tensor `grad` is inf or NaN: a
-/// full `or` reduction in a linalg.generic.
-Value anyNonFinite(OpBuilder &b, Location loc, Value grad) {
-  auto type = cast<RankedTensorType>(grad.getType());
+/// `or` over the flags `flag(x)` of the elements of `input` (a ranked
+/// tensor), reduced over every dimension into a 0-d tensor<i1>, or with
+/// `keepRows` over every dimension but the first into tensor<d0 x i1>.
+Value orReduce(OpBuilder &b, Location loc, Value input, bool keepRows,
+               function_ref<Value(OpBuilder &, Location, Value)> flag) {
+  auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
   MLIRContext *ctx = b.getContext();
-  Value init = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(RankedTensorType::get({}, b.getI1Type()), false));
+  Type i1 = b.getI1Type();
+  Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  SmallVector<OpFoldResult> initSizes;
+  if (keepRows)
+    initSizes.push_back(tensor::getMixedSize(b, loc, input, 0));
+  Value empty = tensor::EmptyOp::create(b, loc, initSizes, i1);
+  Value init = linalg::FillOp::create(b, loc, no, empty).getResult(0);
+  SmallVector<AffineExpr> kept;
+  if (keepRows)
+    kept.push_back(b.getAffineDimExpr(0));
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
-                                 AffineMap::get(rank, 0, {}, ctx)};
+                                 AffineMap::get(rank, 0, kept, ctx)};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::reduction);
+  if (keepRows)
+    iterators[0] = utils::IteratorType::parallel;
   auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{grad}, ValueRange{init}, maps,
+      b, loc, init.getType(), ValueRange{input}, ValueRange{init}, maps,
       iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value bad = isNonFinite(nb, nloc, args[0]);
-        linalg::YieldOp::create(nb, nloc,
-                                arith::OrIOp::create(nb, nloc, args[1], bad)
-                                    .getResult());
+        Value any =
+            arith::OrIOp::create(nb, nloc, args[1], flag(nb, nloc, args[0]));
+        linalg::YieldOp::create(nb, nloc, any);
       });
-  return extractScalar(b, loc, generic.getResult(0));
+  return generic.getResult(0);
+}
+
+/// True (i1) when any element of the float tensor `grad` is inf or NaN. A
+/// gradient of rank 2 or more is reduced in two steps: first to one flag
+/// per row of its first dimension, a reduction that is parallel over the
+/// rows (under amp-cuda-pipeline a kernel with a thread per row, so the
+/// gradient stays in device memory), then over the row flags. In one step
+/// it would be a full reduction, which amp-cuda-pipeline runs on the host,
+/// reading the whole gradient there.
+Value anyNonFinite(OpBuilder &b, Location loc, Value grad) {
+  Value flags = grad;
+  auto flagOf = [](OpBuilder &nb, Location nloc, Value x) {
+    return isNonFinite(nb, nloc, x);
+  };
+  if (cast<RankedTensorType>(grad.getType()).getRank() >= 2)
+    flags = orReduce(b, loc, grad, /*keepRows=*/true, flagOf);
+  auto identity = [](OpBuilder &, Location, Value flag) { return flag; };
+  Value any = flags == grad
+                  ? orReduce(b, loc, grad, /*keepRows=*/false, flagOf)
+                  : orReduce(b, loc, flags, /*keepRows=*/false, identity);
+  return extractScalar(b, loc, any);
 }
 
 void lowerInit(RewriterBase &rewriter, InitLossScaleOp op) {

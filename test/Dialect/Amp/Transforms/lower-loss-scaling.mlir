@@ -42,15 +42,39 @@ func.func @scale_scalar(%l: f32, %s: tensor<f32>) -> f32 {
 // CHECK: %[[W:.*]] = arith.extf %[[X]] : f32 to f64
 // CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[W]] : f64
 // CHECK: %[[INV:.*]] = arith.truncf %[[R]] : f64 to f32
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[G]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<i1>)
+// The inf/NaN check: one flag per row (parallel over rows), then their or.
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xi1>)
 // CHECK:   %[[A:.*]] = math.absf
 // CHECK:   %[[C:.*]] = arith.cmpf uge, %[[A]], %{{.*}} : f32
 // CHECK:   arith.ori %{{.*}}, %[[C]] : i1
+// CHECK: %[[ANY:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[ROWS]] : tensor<4xi1>) outs(%{{.*}} : tensor<i1>)
+// CHECK-NOT: math.absf
+// CHECK:   arith.ori %{{.*}}, %{{.*}} : i1
+// CHECK: tensor.extract %[[ANY]][]
 // CHECK: linalg.map ins(%[[G]] : tensor<4x8xf32>)
 // CHECK:   arith.mulf %{{.*}}, %[[INV]] : f32
 func.func @unscale(%g: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>, i1) {
   %u, %inf = amp.unscale %g by %s : tensor<4x8xf32>
   return %u, %inf : tensor<4x8xf32>, i1
+}
+
+// -----
+
+// A 1-D gradient is checked in one full reduction; a dynamic first dimension
+// sizes the row flags.
+// CHECK-LABEL: func @unscale_ranks
+// CHECK-SAME: (%[[B:.*]]: tensor<8xf32>, %[[D:.*]]: tensor<?x3x5xf32>,
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<8xf32>) outs(%{{.*}} : tensor<i1>)
+// CHECK:   math.absf %{{.*}} : f32
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[N:.*]] = tensor.dim %[[D]], %[[C0]]
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xi1>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[D]] : tensor<?x3x5xf32>) outs(%{{.*}} : tensor<?xi1>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<?xi1>) outs(%{{.*}} : tensor<i1>)
+func.func @unscale_ranks(%b: tensor<8xf32>, %d: tensor<?x3x5xf32>, %s: tensor<f32>)
+    -> (tensor<8xf32>, tensor<?x3x5xf32>, i1) {
+  %ub, %ud, %inf = amp.unscale %b, %d by %s : tensor<8xf32>, tensor<?x3x5xf32>
+  return %ub, %ud, %inf : tensor<8xf32>, tensor<?x3x5xf32>, i1
 }
 
 // -----

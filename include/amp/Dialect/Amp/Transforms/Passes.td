@@ -107,9 +107,13 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
     - `amp.scale_loss` -> `linalg.map` (tensors) or `arith.mulf` (scalars),
       computed in f32 and rounded once to the loss type;
     - `amp.unscale` -> `inv_scale = truncf(1.0 / extf(scale : f64))`, one
-      `linalg.map` multiplying each gradient by it, and for each gradient a
-      `linalg.generic` `or`-reduction of `|g| >=u inf` (true for inf and NaN)
-      over the gradient as it was before unscaling;
+      `linalg.map` multiplying each gradient by it, and for each gradient an
+      `or`-reduction of `|g| >=u inf` (true for inf and NaN) over the
+      gradient as it was before unscaling: a `linalg.generic` over all of a
+      1-D gradient; for rank >= 2 one `linalg.generic` to a flag per row of
+      the first dimension (parallel over the rows: a GPU kernel under
+      amp-cuda-pipeline, where a full reduction would run on the host),
+      then one over the row flags;
     - `amp.update_scale` -> scalar arith and selects (products in f64,
       rounded once to f32);
     - `amp.step_if_finite` -> `scf.if %found_inf` yielding the kept values
