@@ -212,6 +212,12 @@ AMP_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                  intptr_t blockZ, int32_t smem,
                                  CUstream stream, void **params, void **extra,
                                  size_t /*paramsCount*/) {
+  // A kernel over an empty iteration space (a buffer with a zero-size
+  // dimension) has nothing to do, and CUDA rejects a zero grid or block
+  // dimension (CUDA_ERROR_INVALID_VALUE).
+  if (gridX == 0 || gridY == 0 || gridZ == 0 || blockX == 0 || blockY == 0 ||
+      blockZ == 0)
+    return;
   ScopedContext scope;
   AMP_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                            blockZ, smem, stream, params, extra));
@@ -348,6 +354,9 @@ AMP_EXPORT void ampCudaResetPeakMemory() {
 
 AMP_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                            CUstream stream) {
+  // Zero-size buffers have null pointers (mgpuMemAlloc).
+  if (sizeBytes == 0)
+    return;
   ScopedContext scope;
   AMP_CHECK(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
                           reinterpret_cast<CUdeviceptr>(src), sizeBytes,
@@ -356,6 +365,8 @@ AMP_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
 
 AMP_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
                              CUstream stream) {
+  if (count == 0)
+    return;
   ScopedContext scope;
   AMP_CHECK(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
                              stream));
@@ -363,6 +374,8 @@ AMP_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
 
 AMP_EXPORT void mgpuMemset16(void *dst, unsigned short value, size_t count,
                              CUstream stream) {
+  if (count == 0)
+    return;
   ScopedContext scope;
   AMP_CHECK(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
                              stream));

@@ -3,7 +3,9 @@
 // or): a NaN, +inf or -inf anywhere (first, middle or last row, any column)
 // is found, a finite gradient with large values (65504, -3.4e38) is not.
 // Flags are printed as i32 (1: found), in this order: finite, NaN at
-// [1, 0], +inf at [2, 4], -inf at [0, 3], 3-D finite, 3-D NaN at [1, 2, 1].
+// [1, 0], +inf at [2, 4], -inf at [0, 3], 3-D finite, 3-D NaN at [1, 2, 1],
+// a 0x5 gradient of dynamic first dimension (no rows: nothing found; on a
+// GPU its kernels have an empty grid, which the runtime skips).
 //
 // RUN: amp-opt %s --amp-cpu-pipeline | amp-runner -e main --entry-point-result=void | FileCheck %s
 
@@ -17,6 +19,13 @@ func.func @check2d(%g: tensor<3x5xf32>) -> i32 {
 func.func @check3d(%g: tensor<2x3x2xf32>) -> i32 {
   %s = arith.constant dense<1.0> : tensor<f32>
   %u, %inf = amp.unscale %g by %s : tensor<2x3x2xf32>
+  %r = arith.extui %inf : i1 to i32
+  return %r : i32
+}
+
+func.func @checkdyn(%g: tensor<?x5xf32>) -> i32 {
+  %s = arith.constant dense<1.0> : tensor<f32>
+  %u, %inf = amp.unscale %g by %s : tensor<?x5xf32>
   %r = arith.extui %inf : i1 to i32
   return %r : i32
 }
@@ -45,9 +54,12 @@ func.func @main() {
   %c3 = call @check2d(%ninf) : (tensor<3x5xf32>) -> i32
   %c4 = call @check3d(%f3) : (tensor<2x3x2xf32>) -> i32
   %c5 = call @check3d(%n3) : (tensor<2x3x2xf32>) -> i32
-  %flags = tensor.from_elements %c0, %c1, %c2, %c3, %c4, %c5 : tensor<6xi32>
-  %fu = tensor.cast %flags : tensor<6xi32> to tensor<*xi32>
+  %empty = tensor.empty() : tensor<0x5xf32>
+  %e = tensor.cast %empty : tensor<0x5xf32> to tensor<?x5xf32>
+  %c6 = call @checkdyn(%e) : (tensor<?x5xf32>) -> i32
+  %flags = tensor.from_elements %c0, %c1, %c2, %c3, %c4, %c5, %c6 : tensor<7xi32>
+  %fu = tensor.cast %flags : tensor<7xi32> to tensor<*xi32>
   call @printMemrefI32(%fu) : (tensor<*xi32>) -> ()
-  // CHECK: [0,  1,  1,  1,  0,  1]
+  // CHECK: [0,  1,  1,  1,  0,  1,  0]
   return
 }

@@ -513,11 +513,7 @@ bool RetypeVerifier::verifiesCached(Operation *op) {
     return verifiesQuietly(op);
   key.clear();
   key.push_back(op->getName().getAsOpaquePointer());
-  // An op without properties holds all its attributes in its dictionary;
-  // getAttrDictionary() would build a new one from the properties.
-  key.push_back(op->getPropertiesStorageSize()
-                    ? op->getAttrDictionary().getAsOpaquePointer()
-                    : op->getRawDictionaryAttrs().getAsOpaquePointer());
+  key.push_back(op->getAttrDictionary().getAsOpaquePointer());
   for (Value v : op->getOperands()) {
     key.push_back(v.getType().getAsOpaquePointer());
     Attribute cst;
