@@ -60,12 +60,15 @@ def build_bench_amp_opt():
 
 def instructions(cmd, tmp):
     """Instructions `cmd` executes (valgrind --tool=callgrind)."""
-    out = os.path.join(tmp, "callgrind.out")
-    _, stderr = run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + cmd)
-    m = re.search(r"Collected : (\d+)", stderr)
-    if not m:
+    # --trace-children: an amp-opt that is a wrapper script is counted with
+    # the processes it starts (one "Collected" line each).
+    out = os.path.join(tmp, "callgrind.out.%p")
+    _, stderr = run(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                     f"--callgrind-out-file={out}"] + cmd)
+    counts = [int(c) for c in re.findall(r"Collected : (\d+)", stderr)]
+    if not counts:
         sys.exit(f"no instruction count in valgrind's output:\n{stderr[-2000:]}")
-    return int(m.group(1))
+    return sum(counts)
 
 
 def pass_time(stderr, name):
@@ -83,6 +86,11 @@ def main():
                     help="also count the instructions of both commands with "
                     "valgrind (sizes up to 1e5)")
     args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error(f"--repeat must be at least 1, got {args.repeat}")
+    if args.amp_opt is not None and not (os.path.isfile(args.amp_opt)
+                                         and os.access(args.amp_opt, os.X_OK)):
+        ap.error(f"--amp-opt {args.amp_opt!r} is not an executable file")
     if args.instructions and not shutil.which("valgrind"):
         sys.exit("--instructions needs valgrind (apt install valgrind)")
     if args.amp_opt is None:

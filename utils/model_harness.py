@@ -170,7 +170,15 @@ def main():
                      f"((remove-)lower|fp32|promote|infer|clear|keep-ops=dialect.op,...), "
                      f"got '{item}' (use --mode for the mode)")
 
-    src = open(a.model).read()
+    if a.repeat < 1:
+        ap.error(f'--repeat must be at least 1, got {a.repeat}')
+    for name in ('amp-opt', 'amp-runner'):
+        if not os.access(tool(name, a.build), os.X_OK):
+            ap.error(f"no {name} in '{a.build}/bin' (--build: the project's build directory)")
+    try:
+        src = open(a.model).read()
+    except OSError as error:
+        ap.error(f"cannot read the model '{a.model}': {error.strerror}")
     module = build_module(src, a.device, a.dtype, a.repeat)
     if a.keep:
         open(a.keep, 'w').write(module)
@@ -204,7 +212,8 @@ def main():
     print(f'target: {a.target}')
     print(f'f32_ms: {1e3 * d32 / a.repeat:.3f}')
     print(f'amp_ms: {1e3 * da / a.repeat:.3f}')
-    print(f'speedup: {d32 / da:.2f}')
+    # A tiny model's calls can take less than the clock's resolution.
+    print(f'speedup: {d32 / da:.2f}' if da > 0 else 'speedup: n/a')
     print(f'rel_l2: {rel:.3e}')
     print(f'nonfinite: {bad}')
     if a.max_rel_l2 is not None:

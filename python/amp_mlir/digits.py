@@ -85,12 +85,20 @@ def main(argv=None):
                         help="where the steps run: cpu (amp-cpu-pipeline, default) or "
                              "cuda (amp-cuda-pipeline for sm_90; needs a CUDA device)")
     args = parser.parse_args(argv)
+    if args.epochs < 1:
+        parser.error(f"--epochs must be at least 1, got {args.epochs}")
+    if args.seed < 0:
+        parser.error(f"--seed must be non-negative, got {args.seed}")
     data = load_digits_split()
     print(f"digits: {len(data[0])} train / {len(data[2])} test images, batch {BATCH}, "
           f"MLP 64-128-LN-64-10, SGD(lr=0.05, momentum=0.9), {args.epochs} epochs, "
           f"target {args.target}")
-    results = {run: train(run, args.epochs, args.seed, data=data, target=args.target)
-               for run in RUNS}
+    try:
+        results = {run: train(run, args.epochs, args.seed, data=data, target=args.target)
+                   for run in RUNS}
+    except RuntimeError as error:  # --target cuda without a device
+        print(f"digits: {error}", file=sys.stderr)
+        return 1
     names = list(RUNS)
     print("epoch | " + " | ".join(f"{n:>22}" for n in names))
     print("      | " + " | ".join(f"{'loss':>10} {'test acc':>11}" for _ in names))
