@@ -29,6 +29,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <deque>
 
@@ -91,23 +92,56 @@ bool isStructural(Operation *op) {
              scf::IndexSwitchOp>(op);
 }
 
+/// Zero points and pad constants of tosa ops (one-element tensors): they
+/// carry none of the op's input data and have no counterpart in PyTorch, so
+/// they do not decide the widest input type. Retyping casts them with the
+/// op.
+bool isTosaZeroPointOrPadConst(OpOperand &operand) {
+  return TypeSwitch<Operation *, bool>(operand.getOwner())
+      .Case([&](tosa::NegateOp op) {
+        return &operand == &op.getInput1ZpMutable() ||
+               &operand == &op.getOutputZpMutable();
+      })
+      .Case([&](tosa::AvgPool2dOp op) {
+        return &operand == &op.getInputZpMutable() ||
+               &operand == &op.getOutputZpMutable();
+      })
+      .Case(
+          [&](tosa::PadOp op) { return &operand == &op.getPadConstMutable(); })
+      .Case([&](tosa::MatMulOp op) {
+        return &operand == &op.getAZpMutable() ||
+               &operand == &op.getBZpMutable();
+      })
+      .Case<tosa::Conv2DOp, tosa::Conv3DOp, tosa::DepthwiseConv2DOp,
+            tosa::TransposeConv2DOp>([&](auto op) {
+        return &operand == &op.getInputZpMutable() ||
+               &operand == &op.getWeightZpMutable();
+      })
+      .Default(false);
+}
+
 /// Float data operands of `op` that decide "the widest input type": tensor
 /// operands when there are any (scalars do not promote tensors, as Python
-/// scalars do not in PyTorch), else scalars. Inits of structured ops count
-/// only when the payload reads them and they carry data; a `tensor.empty`
-/// (a pooling window, say) carries none.
+/// scalars do not in PyTorch), else scalars; never tosa zero points or pad
+/// constants. Inits of structured ops count only when the payload reads
+/// them and they carry data; a `tensor.empty` (a pooling window, say)
+/// carries none. The destination of any other destination-style op
+/// (`tensor.insert_slice`, `tensor.insert`) is data: its elements outside
+/// the inserted part are the result's, as a slice assignment into a tensor
+/// keeps the tensor's dtype in PyTorch.
 SmallVector<Value> getDataOperands(Operation *op) {
   SmallVector<Value> tensors, scalars;
   auto linalgOp = getStructuredOp(op);
   std::optional<DpsInitRange> inits;
-  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
-    inits.emplace(dps);
+  if (linalgOp)
+    inits.emplace(cast<DestinationStyleOpInterface>(op));
   for (OpOperand &operand : op->getOpOperands()) {
     Value v = operand.get();
-    if (!isAutocastFloat(v.getType()) || v.getDefiningOp<tensor::EmptyOp>())
+    if (!isAutocastFloat(v.getType()) || v.getDefiningOp<tensor::EmptyOp>() ||
+        isTosaZeroPointOrPadConst(operand))
       continue;
     if (inits && inits->contains(operand)) {
-      if (!linalgOp || !linalgOp.payloadUsesValueFromOperand(&operand) ||
+      if (!linalgOp.payloadUsesValueFromOperand(&operand) ||
           isRematerializableInit(v))
         continue;
     }
