@@ -2,8 +2,8 @@
 // RUN: amp-opt %s --amp-fp32-accumulation -mlir-pass-statistics -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // STATS: 'amp-fp32-accumulation'
-// STATS-NEXT: (S) {{ *}}3 contractions
-// STATS-NEXT: (S) {{ *}}6 reductions
+// STATS-NEXT: (S) {{ *}}11 contractions
+// STATS-NEXT: (S) {{ *}}7 reductions
 
 // Case C01: a 1x4096 by 4096x1 f16 matmul accumulates in f32 (the named op's
 // payload extends the f16 inputs) and rounds once.
@@ -119,4 +119,62 @@ func.func @f32_untouched(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %e = tensor.empty() : tensor<4x4xf32>
   %r = linalg.matmul ins(%a, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// The rest of the contraction family, f16 and bf16: tosa convolutions get
+// acc_type = f32; linalg contractions (named, linalg.contract, a
+// contraction-shaped generic) get an f32 init and a cast of the result;
+// tosa.reduce_product multiplies f32 values.
+// CHECK-LABEL: func @contraction_family
+// CHECK: tosa.depthwise_conv2d {{.*}}{acc_type = f32,{{.*}} -> tensor<1x8x8x4xf16>
+// CHECK: tosa.transpose_conv2d {{.*}}{acc_type = f32,{{.*}} -> tensor<1x10x10x4xf16>
+// CHECK: tosa.conv3d {{.*}}{acc_type = f32,{{.*}} -> tensor<1x2x6x6x4xf16>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x4xf16>, tensor<4x4xf16>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK:   arith.extf %{{.*}} : f16 to f32
+// CHECK:   arith.extf %{{.*}} : f16 to f32
+// CHECK:   arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK:   arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: amp.cast %[[G]] : tensor<4x4xf32> to tensor<4x4xf16>
+// CHECK: %[[BM:.*]] = linalg.batch_matmul ins({{.*}} : tensor<2x4x4xbf16>, tensor<2x4x4xbf16>) outs(%{{.*}} : tensor<2x4x4xf32>)
+// CHECK: amp.cast %[[BM]] : tensor<2x4x4xf32> to tensor<2x4x4xbf16>
+// CHECK: %[[PW:.*]] = amp.cast %{{.*}} : tensor<2x8xbf16> to tensor<2x8xf32>
+// CHECK: %[[P:.*]] = tosa.reduce_product %[[PW]] {axis = 1 : i32} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+// CHECK: amp.cast %[[P]] : tensor<2x1xf32> to tensor<2x1xbf16>
+// CHECK: %[[CV:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins({{.*}} : tensor<1x4x6x6xf16>, tensor<4x4x3x3xf16>) outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK: amp.cast %[[CV]] : tensor<1x4x4x4xf32> to tensor<1x4x4x4xf16>
+// CHECK: %[[CT:.*]] = linalg.contract {{.*}} ins({{.*}} : tensor<4x4xf16>, tensor<4x4xf16>) outs(%{{.*}} : tensor<4x4xf32>)
+// CHECK: amp.cast %[[CT]] : tensor<4x4xf32> to tensor<4x4xf16>
+// CHECK: %[[D:.*]] = linalg.dot ins({{.*}} : tensor<4xf16>, tensor<4xf16>) outs(%{{.*}} : tensor<f32>)
+// CHECK: amp.cast %[[D]] : tensor<f32> to tensor<f16>
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @contraction_family(%x: tensor<1x8x8x4xf16>, %w: tensor<3x3x4x1xf16>, %bias: tensor<4xf16>,
+    %k: tensor<4x3x3x4xf16>, %vol: tensor<1x4x8x8x4xf16>, %k3: tensor<4x3x3x3x4xf16>,
+    %b3: tensor<4xf16>, %a: tensor<4x4xf16>, %bb: tensor<2x4x4xbf16>, %p: tensor<2x8xbf16>,
+    %img: tensor<1x4x6x6xf16>, %fk: tensor<4x4x3x3xf16>, %v: tensor<4xf16>)
+    -> (tensor<1x8x8x4xf16>, tensor<1x10x10x4xf16>, tensor<1x2x6x6x4xf16>, tensor<4x4xf16>,
+        tensor<2x4x4xbf16>, tensor<2x1xbf16>, tensor<1x4x4x4xf16>, tensor<4x4xf16>, tensor<f16>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %d = tosa.depthwise_conv2d %x, %w, %bias, %z, %z {acc_type = f16, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xf16>, tensor<3x3x4x1xf16>, tensor<4xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x8x8x4xf16>
+  %t = tosa.transpose_conv2d %x, %k, %bias, %z, %z {acc_type = f16, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x8x8x4xf16>, tensor<4x3x3x4xf16>, tensor<4xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x10x10x4xf16>
+  %c3 = tosa.conv3d %vol, %k3, %b3, %z, %z {acc_type = f16, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 0, 0, 0, 0>, stride = array<i64: 1, 1, 1>} : (tensor<1x4x8x8x4xf16>, tensor<4x3x3x3x4xf16>, tensor<4xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x2x6x6x4xf16>
+  %e = tensor.empty() : tensor<4x4xf16>
+  %g = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %a : tensor<4x4xf16>, tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+    ^bb0(%i: f16, %j: f16, %acc: f16):
+      %m = arith.mulf %i, %j : f16
+      %s = arith.addf %acc, %m : f16
+      linalg.yield %s : f16
+  } -> tensor<4x4xf16>
+  %e3 = tensor.empty() : tensor<2x4x4xbf16>
+  %bm = linalg.batch_matmul ins(%bb, %bb : tensor<2x4x4xbf16>, tensor<2x4x4xbf16>) outs(%e3 : tensor<2x4x4xbf16>) -> tensor<2x4x4xbf16>
+  %rp = tosa.reduce_product %p {axis = 1 : i32} : (tensor<2x8xbf16>) -> tensor<2x1xbf16>
+  %e4 = tensor.empty() : tensor<1x4x4x4xf16>
+  %cv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%img, %fk : tensor<1x4x6x6xf16>, tensor<4x4x3x3xf16>) outs(%e4 : tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+  %con = linalg.contract indexing_maps = [#mk, #kn, #mn] ins(%a, %a : tensor<4x4xf16>, tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %ed = tensor.empty() : tensor<f16>
+  %dot = linalg.dot ins(%v, %v : tensor<4xf16>, tensor<4xf16>) outs(%ed : tensor<f16>) -> tensor<f16>
+  return %d, %t, %c3, %g, %bm, %rp, %cv, %con, %dot : tensor<1x8x8x4xf16>, tensor<1x10x10x4xf16>, tensor<1x2x6x6x4xf16>, tensor<4x4xf16>, tensor<2x4x4xbf16>, tensor<2x1xbf16>, tensor<1x4x4x4xf16>, tensor<4x4xf16>, tensor<f16>
 }
