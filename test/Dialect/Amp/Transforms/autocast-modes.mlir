@@ -1,5 +1,8 @@
-// RUN: amp-opt %s -split-input-file --amp-autocast=annotate | FileCheck %s --check-prefixes=CHECK,GRAPH
-// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s --check-prefixes=CHECK,EAGER
+// Both modes on both devices (cuda: f16, cpu: bf16).
+// RUN: sed 's/DEVICE/cuda/' %s | amp-opt -split-input-file --amp-autocast=annotate | FileCheck %s --check-prefixes=CHECK,GRAPH -DLOW=f16
+// RUN: sed 's/DEVICE/cuda/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s --check-prefixes=CHECK,EAGER -DLOW=f16
+// RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file --amp-autocast=annotate | FileCheck %s --check-prefixes=CHECK,GRAPH -DLOW=bf16
+// RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s --check-prefixes=CHECK,EAGER -DLOW=bf16
 
 // Lower ops run low, fp32 ops f32, and an infer op between two lower ops is
 // low in both modes. Values from outside are cast once at region entry; the
@@ -8,22 +11,22 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W1:.*]]: tensor<8x8xf32>, %[[W2:.*]]: tensor<8x8xf32>, %[[B:.*]]: tensor<4x8xf32>)
 // In eager mode the add of an f16 and an f32 tensor runs in f32 (PyTorch
 // type promotion); graph mode paints it f16 and casts the bias instead.
-// CHECK-DAG: %[[W2H:.*]] = amp.cast %[[W2]] : tensor<8x8xf32> to tensor<8x8xf16>
-// GRAPH-DAG: %[[BH:.*]] = amp.cast %[[B]] : tensor<4x8xf32> to tensor<4x8xf16>
-// CHECK-DAG: %[[W1H:.*]] = amp.cast %[[W1]] : tensor<8x8xf32> to tensor<8x8xf16>
-// CHECK-DAG: %[[XH:.*]] = amp.cast %[[X]] : tensor<4x8xf32> to tensor<4x8xf16>
-// CHECK: %[[H:.*]] = linalg.matmul {amp.compute_type = f16} ins(%[[XH]], %[[W1H]] : tensor<4x8xf16>, tensor<8x8xf16>) outs(%{{.*}} : tensor<4x8xf16>)
-// GRAPH: %[[A:.*]] = arith.addf %[[H]], %[[BH]] {amp.compute_type = f16} : tensor<4x8xf16>
-// EAGER: %[[HF:.*]] = amp.cast %[[H]] : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK-DAG: %[[W2H:.*]] = amp.cast %[[W2]] : tensor<8x8xf32> to tensor<8x8x[[LOW]]>
+// GRAPH-DAG: %[[BH:.*]] = amp.cast %[[B]] : tensor<4x8xf32> to tensor<4x8x[[LOW]]>
+// CHECK-DAG: %[[W1H:.*]] = amp.cast %[[W1]] : tensor<8x8xf32> to tensor<8x8x[[LOW]]>
+// CHECK-DAG: %[[XH:.*]] = amp.cast %[[X]] : tensor<4x8xf32> to tensor<4x8x[[LOW]]>
+// CHECK: %[[H:.*]] = linalg.matmul {amp.compute_type = [[LOW]]} ins(%[[XH]], %[[W1H]] : tensor<4x8x[[LOW]]>, tensor<8x8x[[LOW]]>) outs(%{{.*}} : tensor<4x8x[[LOW]]>)
+// GRAPH: %[[A:.*]] = arith.addf %[[H]], %[[BH]] {amp.compute_type = [[LOW]]} : tensor<4x8x[[LOW]]>
+// EAGER: %[[HF:.*]] = amp.cast %[[H]] : tensor<4x8x[[LOW]]> to tensor<4x8xf32>
 // EAGER: %[[A:.*]] = arith.addf %[[HF]], %[[B]] {amp.compute_type = f32} : tensor<4x8xf32>
-// CHECK: linalg.matmul {amp.compute_type = f16} ins(%{{.*}}, %[[W2H]] : tensor<4x8xf16>, tensor<8x8xf16>)
-// CHECK: %[[YF:.*]] = amp.cast %{{.*}} : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK: linalg.matmul {amp.compute_type = [[LOW]]} ins(%{{.*}}, %[[W2H]] : tensor<4x8x[[LOW]]>, tensor<8x8x[[LOW]]>)
+// CHECK: %[[YF:.*]] = amp.cast %{{.*}} : tensor<4x8x[[LOW]]> to tensor<4x8xf32>
 // CHECK: %[[S:.*]] = math.exp %[[YF]] {amp.compute_type = f32} : tensor<4x8xf32>
 // CHECK: return %[[S]]
 // CHECK-NOT: amp.autocast
 func.func @infer_between_lower(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>,
                                %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %r = amp.autocast device_type(cuda) -> tensor<4x8xf32> {
+  %r = amp.autocast device_type(DEVICE) -> tensor<4x8xf32> {
     %e = tensor.empty() : tensor<4x8xf32>
     %h = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
     %a = arith.addf %h, %b : tensor<4x8xf32>
@@ -40,16 +43,16 @@ func.func @infer_between_lower(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: t
 // mul f32 (it sits between a lower op and an fp32 op); eager mode squares in
 // f16, exactly as PyTorch eager autocast runs the same ops (300^2 overflows).
 // CHECK-LABEL: func @c09
-// CHECK: %[[P:.*]] = linalg.matmul {amp.compute_type = f16}
-// GRAPH: %[[PF:.*]] = amp.cast %[[P]] : tensor<1x1xf16> to tensor<1x1xf32>
+// CHECK: %[[P:.*]] = linalg.matmul {amp.compute_type = [[LOW]]}
+// GRAPH: %[[PF:.*]] = amp.cast %[[P]] : tensor<1x1x[[LOW]]> to tensor<1x1xf32>
 // GRAPH: %[[SQ:.*]] = arith.mulf %[[PF]], %[[PF]] {amp.compute_type = f32} : tensor<1x1xf32>
 // GRAPH: tosa.reduce_sum %[[SQ]] {amp.compute_type = f32
-// EAGER: %[[SQ:.*]] = arith.mulf %[[P]], %[[P]] {amp.compute_type = f16} : tensor<1x1xf16>
-// EAGER: %[[SQF:.*]] = amp.cast %[[SQ]] : tensor<1x1xf16> to tensor<1x1xf32>
+// EAGER: %[[SQ:.*]] = arith.mulf %[[P]], %[[P]] {amp.compute_type = [[LOW]]} : tensor<1x1x[[LOW]]>
+// EAGER: %[[SQF:.*]] = amp.cast %[[SQ]] : tensor<1x1x[[LOW]]> to tensor<1x1xf32>
 // EAGER: tosa.reduce_sum %[[SQF]] {amp.compute_type = f32
 // CHECK: tensor.collapse_shape {{.*}} {amp.compute_type = f32} : tensor<1x1xf32> into tensor<1xf32>
 func.func @c09(%x: tensor<1x1xf32>, %w: tensor<1x1xf32>) -> tensor<1xf32> {
-  %r = amp.autocast device_type(cuda) -> tensor<1xf32> {
+  %r = amp.autocast device_type(DEVICE) -> tensor<1xf32> {
     %e = tensor.empty() : tensor<1x1xf32>
     %p = linalg.matmul ins(%x, %w : tensor<1x1xf32>, tensor<1x1xf32>) outs(%e : tensor<1x1xf32>) -> tensor<1x1xf32>
     %sq = arith.mulf %p, %p : tensor<1x1xf32>
@@ -66,14 +69,14 @@ func.func @c09(%x: tensor<1x1xf32>, %w: tensor<1x1xf32>) -> tensor<1xf32> {
 // low (the cast back to f32 happens at the yield); fp32 spreads forward into
 // an infer op that feeds an fp32 op.
 // CHECK-LABEL: func @sink_and_fp32_forward
-// CHECK: linalg.matmul {amp.compute_type = f16}
-// GRAPH: arith.negf %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
-// EAGER: arith.negf %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
+// CHECK: linalg.matmul {amp.compute_type = [[LOW]]}
+// GRAPH: arith.negf %{{.*}} {amp.compute_type = [[LOW]]} : tensor<2x2x[[LOW]]>
+// EAGER: arith.negf %{{.*}} {amp.compute_type = [[LOW]]} : tensor<2x2x[[LOW]]>
 // CHECK: math.log %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
 // CHECK: arith.mulf %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
 // CHECK: math.exp %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
 func.func @sink_and_fp32_forward(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
-  %r:2 = amp.autocast device_type(cuda) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %r:2 = amp.autocast device_type(DEVICE) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
     %e = tensor.empty() : tensor<2x2xf32>
     %m = linalg.matmul ins(%x, %x : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
     %n = arith.negf %m : tensor<2x2xf32>
@@ -91,9 +94,9 @@ func.func @sink_and_fp32_forward(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tenso
 // CHECK-LABEL: func @f64_and_int
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf64>, tensor<4x4xf64>) outs(%{{.*}} : tensor<4x4xf64>)
 // CHECK: arith.addi %{{.*}} : tensor<4xi32>
-// CHECK: linalg.matmul {amp.compute_type = f16} ins({{.*}} : tensor<4x4xf16>, tensor<4x4xf16>)
+// CHECK: linalg.matmul {amp.compute_type = [[LOW]]} ins({{.*}} : tensor<4x4x[[LOW]]>, tensor<4x4x[[LOW]]>)
 func.func @f64_and_int(%x: tensor<4x4xf64>, %i: tensor<4xi32>, %f: tensor<4x4xf32>) -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4x4xf32>) {
-  %r:3 = amp.autocast device_type(cuda) -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4x4xf32>) {
+  %r:3 = amp.autocast device_type(DEVICE) -> (tensor<4x4xf64>, tensor<4xi32>, tensor<4x4xf32>) {
     %e = tensor.empty() : tensor<4x4xf64>
     %m = linalg.matmul ins(%x, %x : tensor<4x4xf64>, tensor<4x4xf64>) outs(%e : tensor<4x4xf64>) -> tensor<4x4xf64>
     %j = arith.addi %i, %i : tensor<4xi32>

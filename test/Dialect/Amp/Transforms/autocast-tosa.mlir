@@ -2,7 +2,8 @@
 // mode; eager mode for the infer chain.
 // RUN: sed 's/DEVICE/cuda/' %s | amp-opt -split-input-file --amp-autocast=annotate | FileCheck %s -DLOW=f16
 // RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file --amp-autocast=annotate | FileCheck %s -DLOW=bf16
-// RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s --check-prefix=EAGER
+// RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s --check-prefix=EAGER -DLOW=bf16
+// RUN: sed 's/DEVICE/cuda/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s --check-prefix=EAGER -DLOW=f16
 
 // Lower: tosa.matmul. Infer and clear ops between the two matmuls run low in
 // graph mode (zero points and constants follow at compile time); fp32 ops
@@ -46,11 +47,11 @@
 // In eager mode the infer chain runs at the widest input (the f32 argument
 // %x joins it at the add), as PyTorch would.
 // EAGER-LABEL: func @tosa_ops
-// EAGER: tosa.matmul {{.*}} {amp.compute_type = bf16}
+// EAGER: tosa.matmul {{.*}} {amp.compute_type = [[LOW]]}
 // EAGER: tosa.add {{.*}} {amp.compute_type = f32}
 // EAGER: tosa.select {{.*}} {amp.compute_type = f32}
-// EAGER: tosa.matmul {{.*}} {amp.compute_type = bf16}
-// EAGER: tosa.reduce_max {{.*}} {amp.compute_type = bf16
+// EAGER: tosa.matmul {{.*}} {amp.compute_type = [[LOW]]}
+// EAGER: tosa.reduce_max {{.*}} {amp.compute_type = [[LOW]]
 // EAGER: tosa.concat {{.*}} {amp.compute_type = f32
 func.func @tosa_ops(%x: tensor<1x8x8xf32>, %w: tensor<1x8x8xf32>, %pred: tensor<1x8x8xi1>, %idx: tensor<1x4xi32>)
     -> (tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x8x8xf32>, tensor<1x16x8xf32>, tensor<1x8x8xi32>, tensor<1x4x8xf32>) {
@@ -147,7 +148,7 @@ func.func @tosa_conv(%img: tensor<1x8x8x4xf32>, %k: tensor<4x3x3x4xf32>, %bias: 
 // CHECK: %[[M:.*]] = tosa.matmul {{.*}} -> tensor<1x8x8x[[LOW]]>
 // CHECK: tosa.argmax %[[M]] {amp.compute_type = [[LOW]], axis = 2 : i32} : (tensor<1x8x8x[[LOW]]>) -> tensor<1x8xi32>
 // EAGER-LABEL: func @tosa_argmax
-// EAGER: tosa.argmax %{{.*}} {amp.compute_type = bf16, axis = 2 : i32}
+// EAGER: tosa.argmax %{{.*}} {amp.compute_type = [[LOW]], axis = 2 : i32}
 func.func @tosa_argmax(%x: tensor<1x8x8xf32>) -> tensor<1x8xi32> {
   %r = amp.autocast device_type(DEVICE) -> tensor<1x8xi32> {
     %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
