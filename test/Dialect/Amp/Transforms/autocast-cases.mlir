@@ -1,8 +1,10 @@
 // The failure cases of ../shared/cases/CASES.md at the IR level, through
-// amp-autocast and amp-fp32-accumulation (graph mode). C05, C09 and C13 are
-// in autocast-constants.mlir, autocast-modes.mlir and autocast-regions.mlir;
-// C06 and C07 (rounding) in Dialect/Amp/canonicalize.mlir.
+// amp-autocast and amp-fp32-accumulation, in both modes (the checks hold in
+// both). C05, C09 and C13 are in autocast-constants.mlir,
+// autocast-modes.mlir and autocast-regions.mlir; C06 and C07 (rounding) in
+// Dialect/Amp/canonicalize.mlir.
 // RUN: amp-opt %s -split-input-file --amp-autocast=annotate --amp-fp32-accumulation | FileCheck %s
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate mode=eager" --amp-fp32-accumulation | FileCheck %s
 
 // C01: dot product of 4096 ones in a cuda/f16 region: f16 inputs, f32
 // accumulator, one rounding.

@@ -1,4 +1,5 @@
 // RUN: amp-opt %s -split-input-file --amp-autocast=annotate | FileCheck %s
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s
 
 // Nested regions: the innermost rules. enabled(false) turns the policy off:
 // ops run at their input types (values from the outer region arrive f16, as
