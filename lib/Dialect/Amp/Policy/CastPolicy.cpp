@@ -205,14 +205,24 @@ std::optional<CastCategory> CastPolicy::classify(Operation *op) const {
     return std::nullopt;
 
   StringRef name = op->getName().getStringRef();
+  const CastPolicyOverride *override = nullptr;
   if (!overrides.empty())
     if (auto it = overrides.find(name); it != overrides.end())
-      return it->second ? *it->second : CastCategory::infer;
+      override = &it->second;
+  if (override && override->set)
+    return *override->set;
 
+  CastCategory cat = classifyWithoutOptions(op);
+  if (override && (override->removedFrom & (1u << static_cast<unsigned>(cat))))
+    return CastCategory::infer;
+  return cat;
+}
+
+CastCategory CastPolicy::classifyWithoutOptions(Operation *op) const {
+  StringRef name = op->getName().getStringRef();
   for (PolicyAttr policy : getEnclosingPolicies(op->getParentOp()))
     if (std::optional<CastCategory> cat = policy.lookup(name))
-      return cat;
-
+      return *cat;
   if (auto iface = dyn_cast<CastPolicyOpInterface>(op))
     return iface.getCastCategory(device);
   return CastCategory::keep;

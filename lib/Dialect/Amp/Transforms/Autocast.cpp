@@ -823,37 +823,47 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
   LogicalResult initialize(MLIRContext *ctx) override {
     overrides.clear();
     conflict.clear();
-    llvm::StringMap<CastCategory> added;
-    auto add = [&](ArrayRef<std::string> names,
-                   std::optional<CastCategory> cat) {
+    auto noteConflict = [&](const Twine &message) {
+      if (conflict.empty())
+        conflict = ("amp-autocast: " + message).str();
+    };
+    auto add = [&](ArrayRef<std::string> names, CastCategory cat) {
       for (const std::string &name : names) {
-        if (cat) {
-          auto [it, inserted] = added.try_emplace(name, *cat);
-          if (!inserted && it->second != *cat && conflict.empty())
-            conflict =
-                (Twine("amp-autocast: options put op '") + name +
-                 "' in two categories (" + stringifyCastCategory(it->second) +
-                 " and " + stringifyCastCategory(*cat) + ")")
-                    .str();
-        }
-        overrides[name] = cat;
+        CastPolicyOverride &entry = overrides[name];
+        if (entry.set && *entry.set != cat)
+          noteConflict(Twine("options put op '") + name +
+                       "' in two categories (" +
+                       stringifyCastCategory(*entry.set) + " and " +
+                       stringifyCastCategory(cat) + ")");
+        entry.set = cat;
       }
     };
-    // Removals first, so that moving an op (remove from one list, add to
-    // another) gives it the new category.
-    for (ArrayRef<std::string> list : {ArrayRef<std::string>(removeLowerOps),
-                                       ArrayRef<std::string>(removeFp32Ops),
-                                       ArrayRef<std::string>(removePromoteOps),
-                                       ArrayRef<std::string>(removeInferOps),
-                                       ArrayRef<std::string>(removeClearOps),
-                                       ArrayRef<std::string>(removeKeepOps)})
-      add(list, std::nullopt);
+    auto remove = [&](ArrayRef<std::string> names, CastCategory cat) {
+      for (const std::string &name : names)
+        overrides[name].removedFrom |= 1u << static_cast<unsigned>(cat);
+    };
+    // Moving an op (remove it from one list, add it to another) gives it
+    // the new category; adding it to the list it is removed from is a
+    // contradiction.
+    remove(removeLowerOps, CastCategory::lower);
+    remove(removeFp32Ops, CastCategory::fp32);
+    remove(removePromoteOps, CastCategory::promote);
+    remove(removeInferOps, CastCategory::infer);
+    remove(removeClearOps, CastCategory::clear);
+    remove(removeKeepOps, CastCategory::keep);
     add(lowerOps, CastCategory::lower);
     add(fp32Ops, CastCategory::fp32);
     add(promoteOps, CastCategory::promote);
     add(inferOps, CastCategory::infer);
     add(clearOps, CastCategory::clear);
     add(keepOps, CastCategory::keep);
+    for (auto &entry : overrides) {
+      const CastPolicyOverride &o = entry.getValue();
+      if (o.set && (o.removedFrom & (1u << static_cast<unsigned>(*o.set))))
+        noteConflict(Twine("options both add op '") + entry.getKey() +
+                     "' to the " + stringifyCastCategory(*o.set) +
+                     " list and remove it from it");
+    }
     return success();
   }
 

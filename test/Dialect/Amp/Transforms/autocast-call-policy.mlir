@@ -3,7 +3,10 @@
 // RUN: amp-opt %s "--amp-autocast=lower-ops=func.call" -verify-diagnostics | FileCheck %s
 // RUN: not amp-opt %s "--amp-autocast=lower-ops=math.exp fp32-ops=math.exp" 2>&1 | FileCheck %s --check-prefix=CONFLICT
 
+// RUN: not amp-opt %s "--amp-autocast=clear-ops=math.sqrt remove-clear-ops=math.sqrt" 2>&1 | FileCheck %s --check-prefix=ADD-REMOVE
+
 // CONFLICT: autocast-call-policy.mlir:0:0: error: amp-autocast: options put op 'math.exp' in two categories (lower and fp32)
+// ADD-REMOVE: autocast-call-policy.mlir:0:0: error: amp-autocast: options both add op 'math.sqrt' to the clear list and remove it from it
 
 // CHECK-LABEL: func @call_in_lower
 // CHECK: call @g(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>

@@ -1,6 +1,13 @@
 // RUN: amp-opt %s -split-input-file --amp-autocast=annotate | FileCheck %s
 // RUN: amp-opt %s -split-input-file "--amp-autocast=annotate fp32-ops=linalg.matmul lower-ops=math.exp" | FileCheck %s --check-prefix=OPT
 // RUN: amp-opt %s -split-input-file "--amp-autocast=annotate remove-lower-ops=linalg.matmul" | FileCheck %s --check-prefix=REMOVE
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate clear-ops=math.sqrt" | FileCheck %s --check-prefix=CLEAR
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate keep-ops=math.tanh" | FileCheck %s --check-prefix=KEEP
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate promote-ops=arith.addf" | FileCheck %s --check-prefix=PROMOTE
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate infer-ops=linalg.matmul" | FileCheck %s --check-prefix=INFER
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate remove-fp32-ops=math.exp" | FileCheck %s --check-prefix=RM-FP32
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate remove-lower-ops=math.exp remove-keep-ops=math.tanh" | FileCheck %s --check-prefix=RM-OTHER
+// RUN: amp-opt %s -split-input-file "--amp-autocast=annotate remove-fp32-ops=math.exp lower-ops=math.exp" | FileCheck %s --check-prefix=MOVE
 
 // The default policy: matmul lower, exp fp32 (PyTorch CUDA lists).
 // Pass options override it: fp32-ops / lower-ops move ops between lists;
@@ -33,6 +40,10 @@ func.func @options(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // CHECK: math.exp %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
 // CHECK: math.log %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
 // CHECK: math.tanh %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
+// remove-lower-ops takes exp off the lower list the module attribute put it
+// on: an infer op, f32 here.
+// RM-OTHER-LABEL: func @attributes
+// RM-OTHER: math.exp %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
 // OPT-LABEL: func @attributes
 // OPT: math.exp %{{.*}} {amp.compute_type = f16}
 module attributes {amp.policy = #amp.policy<lower = ["math.exp", "math.log"]>} {
@@ -66,4 +77,57 @@ func.func @keep_call(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
     amp.yield %c : tensor<2x2xf32>
   }
   return %r : tensor<2x2xf32>
+}
+
+// -----
+
+// Every list option on one graph-mode region (the default: sqrt of a weight
+// infer, f32 (not between low ops); matmul lower; tanh, addf infer, low
+// between the matmul and the region results; exp fp32). A remove option only
+// acts on an op on that list: remove-lower-ops=math.exp and
+// remove-keep-ops=math.tanh change nothing here (RM-OTHER), remove-fp32-ops=math.exp
+// makes exp infer, and removing it from fp32 while adding it to lower moves
+// it (MOVE).
+// CHECK-LABEL: func @lists
+// CHECK: math.sqrt %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
+// CHECK: linalg.matmul {amp.compute_type = f16}
+// CHECK: math.tanh %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
+// CHECK: arith.addf %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
+// CHECK: math.exp %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
+// RM-OTHER-LABEL: func @lists
+// RM-OTHER: linalg.matmul {amp.compute_type = f16}
+// RM-OTHER: math.tanh %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
+// RM-OTHER: math.exp %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
+// A clear op next to a low op is low: the weight is cast before the sqrt.
+// CLEAR-LABEL: func @lists
+// CLEAR-SAME: (%{{.*}}: tensor<2x2xf32>, %[[W:.*]]: tensor<2x2xf32>,
+// CLEAR: %[[WH:.*]] = amp.cast %[[W]] : tensor<2x2xf32> to tensor<2x2xf16>
+// CLEAR: math.sqrt %[[WH]] {amp.compute_type = f16} : tensor<2x2xf16>
+// A keep op reads its operands at their written types.
+// KEEP-LABEL: func @lists
+// KEEP: %[[M:.*]] = linalg.matmul {amp.compute_type = f16}
+// KEEP: %[[MF:.*]] = amp.cast %[[M]] : tensor<2x2xf16> to tensor<2x2xf32>
+// KEEP: math.tanh %[[MF]] : tensor<2x2xf32>
+// A promote op runs at its widest input: f16 + f32 is f32.
+// PROMOTE-LABEL: func @lists
+// PROMOTE: arith.addf %{{.*}}, %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
+// INFER-LABEL: func @lists
+// INFER: linalg.matmul {amp.compute_type = f32} ins(%{{.*}}, %{{.*}} : tensor<2x2xf32>, tensor<2x2xf32>)
+// INFER: math.tanh %{{.*}} {amp.compute_type = f32}
+// RM-FP32-LABEL: func @lists
+// RM-FP32: math.exp %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
+// MOVE-LABEL: func @lists
+// MOVE: math.exp %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
+func.func @lists(%x: tensor<2x2xf32>, %w: tensor<2x2xf32>, %b: tensor<2x2xf32>)
+    -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %r:4 = amp.autocast device_type(cuda) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+    %e = tensor.empty() : tensor<2x2xf32>
+    %wt = math.sqrt %w : tensor<2x2xf32>
+    %m = linalg.matmul ins(%x, %wt : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+    %k = math.tanh %m : tensor<2x2xf32>
+    %s = arith.addf %m, %b : tensor<2x2xf32>
+    %x2 = math.exp %m : tensor<2x2xf32>
+    amp.yield %k, %s, %x2, %m : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+  }
+  return %r#0, %r#1, %r#2, %r#3 : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
 }

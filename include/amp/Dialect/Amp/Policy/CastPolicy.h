@@ -45,10 +45,19 @@ ArrayRef<DefaultPolicyEntry> getDefaultPolicyTable();
 /// `infer`.
 CastCategory classifyStructuredBody(Operation *op, DeviceType device);
 
-/// User overrides of categories from pass options: op name -> category;
-/// `std::nullopt` entries remove the op from its default category (it then
-/// counts as `infer`, like an op on none of PyTorch's lists).
-using CastPolicyOverrides = llvm::StringMap<std::optional<CastCategory>>;
+/// A pass option's change to one op's category: `set` puts it in a
+/// category (`lower-ops=`, ...); `removedFrom` (a mask of
+/// `1 << CastCategory`) takes it off lists (`remove-lower-ops=`, ...): an op
+/// whose category from the `#amp.policy` attributes or the default table is
+/// one of those lists counts as `infer`, like an op on none of PyTorch's
+/// lists; an op on another list keeps its category. `set` wins.
+struct CastPolicyOverride {
+  std::optional<CastCategory> set;
+  unsigned removedFrom = 0;
+};
+
+/// User overrides of categories from pass options, by op name.
+using CastPolicyOverrides = llvm::StringMap<CastPolicyOverride>;
 
 /// Resolves the category of ops in a region of the given device.
 class CastPolicy {
@@ -63,6 +72,10 @@ public:
   DeviceType getDevice() const { return device; }
 
 private:
+  /// The category from the `#amp.policy` attributes, else the op's
+  /// CastPolicyOpInterface, else keep.
+  CastCategory classifyWithoutOptions(Operation *op) const;
+
   /// The #amp.policy attributes on `parent` and its ancestors, innermost
   /// first. The ops of one region share their parent: the chain of the last
   /// parent asked for is remembered. A CastPolicy is used while the policy
