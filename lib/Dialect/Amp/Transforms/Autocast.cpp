@@ -430,7 +430,11 @@ public:
   LogicalResult run() {
     if (mode == Mode::graph)
       paintGraph();
-    return processRegion(*scope.region);
+    if (failed(processRegion(*scope.region)))
+      return failure();
+    if (mode == Mode::graph)
+      carryLowValues();
+    return success();
   }
 
   /// The ops with regions that this scope holds and did not process op by
@@ -715,6 +719,156 @@ private:
       }
     }
     return success();
+  }
+
+  /// Graph mode, after the rewrite: a value that an scf.for carries or an
+  /// scf.if returns takes the low type when it is low on every path, which
+  /// removes the casts at the loop edge and in the branches (fewer casts,
+  /// same values). The rewrite above kept loop-carried values and branch
+  /// results at their written types, casting around them. Only where the
+  /// same values reach every use:
+  /// - scf.for value i: the body yields `amp.cast %v : low -> f32`; every
+  ///   use of the iteration argument casts it to low, unless the init is
+  ///   itself a cast from low (then other uses get a cast back to f32); and
+  ///   every use of the loop result casts it to low, unless the init is a
+  ///   cast from low or the loop runs at least once (a loop that does not
+  ///   run returns the init unrounded).
+  /// - scf.if result i: both branches yield a cast from low; other uses of
+  ///   the result get a cast back to f32.
+  /// Loops are visited innermost first. scf.while keeps its types.
+  void carryLowValues() {
+    SmallVector<Operation *> ops;
+    scope.region->walk<WalkOrder::PostOrder>([&](Operation *op) {
+      if (isa<scf::ForOp, scf::IfOp>(op) && belongsToScope(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      if (auto forOp = dyn_cast<scf::ForOp>(op))
+        carryLowThroughLoop(forOp);
+      else
+        carryLowThroughIf(cast<scf::IfOp>(op));
+    }
+  }
+
+  /// Whether `op` is in this scope's region and not in a nested autocast
+  /// region (processed as its own scope, later).
+  bool belongsToScope(Operation *op) const {
+    for (Operation *parent = op->getParentOp(); parent != scope.owner;
+         parent = parent->getParentOp())
+      if (!parent || isa<AutocastOp>(parent))
+        return false;
+    return true;
+  }
+
+  /// `x` when `v` is `amp.cast %x` from the low type to f32.
+  Value castFromLow(Value v) const {
+    auto cast = v.getDefiningOp<CastOp>();
+    if (!cast || getElementTypeOrSelf(v.getType()) != f32 ||
+        getElementTypeOrSelf(cast.getIn().getType()) != low)
+      return {};
+    return cast.getIn();
+  }
+
+  bool isCastToLow(OpOperand &use) const {
+    auto cast = dyn_cast<CastOp>(use.getOwner());
+    return cast && getElementTypeOrSelf(cast.getOut().getType()) == low;
+  }
+
+  /// Gives `v` (an f32 value being retyped to low) to its uses: casts to low
+  /// take `v` itself, other uses an f32 cast of it made by `makeUpCast`.
+  void replaceUsesOfLow(Value v, function_ref<Value()> makeUpCast) {
+    Value up;
+    for (OpOperand &use : llvm::make_early_inc_range(v.getUses())) {
+      if (isCastToLow(use)) {
+        Operation *cast = use.getOwner();
+        cast->getResult(0).replaceAllUsesWith(v);
+        eraseCast(cast);
+        continue;
+      }
+      if (!up)
+        up = makeUpCast();
+      if (use.getOwner() != up.getDefiningOp())
+        use.set(up);
+    }
+  }
+
+  /// Erases a cast that this rewrite made and no longer needs.
+  void eraseCast(Operation *cast) {
+    cast->erase();
+    --counters.castsInserted;
+  }
+
+  /// Sets operand `i` of `yield` to `lowValue`, erasing the cast it replaces
+  /// when nothing else uses it.
+  void yieldLow(Operation *yield, unsigned i, Value lowValue) {
+    Operation *upCast = yield->getOperand(i).getDefiningOp();
+    yield->setOperand(i, lowValue);
+    if (upCast->use_empty())
+      eraseCast(upCast);
+  }
+
+  void carryLowThroughLoop(scf::ForOp forOp) {
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    std::optional<APInt> trips = forOp.getStaticTripCount();
+    bool runsOnce = trips && !trips->isZero();
+    for (unsigned i = 0, e = forOp.getNumRegionIterArgs(); i < e; ++i) {
+      BlockArgument arg = forOp.getRegionIterArg(i);
+      Value result = forOp.getResult(i);
+      Value init = forOp.getInitArgs()[i];
+      Value yieldedLow = castFromLow(yield->getOperand(i));
+      if (!yieldedLow || !isAutocastFloat(arg.getType()))
+        continue;
+      Value initLow = castFromLow(init);
+      auto allCastToLow = [&](Value v) {
+        return llvm::all_of(v.getUses(),
+                            [&](OpOperand &use) { return isCastToLow(use); });
+      };
+      if (!initLow && !allCastToLow(arg))
+        continue;
+      if (!initLow && !runsOnce && !allCastToLow(result))
+        continue;
+      Type lowType = yieldedLow.getType();
+      if (!initLow)
+        initLow = castTo(init, low, forOp);
+      forOp.getInitArgsMutable()[i].set(initLow);
+      yieldLow(yield, i, yieldedLow);
+      arg.setType(lowType);
+      result.setType(lowType);
+      replaceUsesOfLow(arg, [&] {
+        OpBuilder b = OpBuilder::atBlockBegin(forOp.getBody());
+        ++counters.castsInserted;
+        return convertElementType(b, forOp.getLoc(), arg, f32);
+      });
+      replaceUsesOfLow(result, [&] {
+        OpBuilder b(forOp->getContext());
+        b.setInsertionPointAfter(forOp);
+        ++counters.castsInserted;
+        return convertElementType(b, forOp.getLoc(), result, f32);
+      });
+    }
+  }
+
+  void carryLowThroughIf(scf::IfOp ifOp) {
+    if (ifOp.getElseRegion().empty())
+      return; // no results
+    auto thenYield = ifOp.thenYield();
+    auto elseYield = ifOp.elseYield();
+    for (unsigned i = 0, e = ifOp.getNumResults(); i < e; ++i) {
+      Value thenLow = castFromLow(thenYield->getOperand(i));
+      Value elseLow = castFromLow(elseYield->getOperand(i));
+      if (!thenLow || !elseLow || thenLow.getType() != elseLow.getType())
+        continue;
+      Value result = ifOp.getResult(i);
+      yieldLow(thenYield, i, thenLow);
+      yieldLow(elseYield, i, elseLow);
+      result.setType(thenLow.getType());
+      replaceUsesOfLow(result, [&] {
+        OpBuilder b(ifOp->getContext());
+        b.setInsertionPointAfter(ifOp);
+        ++counters.castsInserted;
+        return convertElementType(b, ifOp.getLoc(), result, f32);
+      });
+    }
   }
 
   Value castToType(Value v, Type type, Operation *user) {

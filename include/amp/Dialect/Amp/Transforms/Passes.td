@@ -33,8 +33,11 @@ def AmpAutocast : Pass<"amp-autocast", "ModuleOp"> {
     stays f32 (remark). With `cache_enabled` (the default), a value is cast
     once per target type, right after its definition or at region entry, so
     casts of weights and loop-invariant values are made once and hoisted out
-    of loops; `cache_enabled(false)` casts at every use. Loop-carried values
-    (scf.for/while iter_args) keep their original type.
+    of loops; `cache_enabled(false)` casts at every use. Eager mode keeps the written type of
+    loop-carried values (scf.for/while iter_args) and scf.if results, casting
+    around them; graph mode gives an scf.for-carried value or an scf.if
+    result the low type when it is low on every path and that changes no
+    value (docs/Autocast.md).
 
     Errors: a policy option naming an unknown op. Warnings: an op the policy
     puts in low precision that cannot be retyped (it stays f32).
