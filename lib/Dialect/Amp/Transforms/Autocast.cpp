@@ -55,9 +55,12 @@ struct Scope {
 
 /// Statistics of one pass run, shared by its scopes (see recordStatistics).
 struct Counters {
-  uint64_t opsF16 = 0, opsBF16 = 0, opsF32 = 0, castsInserted = 0,
-           castsCached = 0, castsHoisted = 0, constantsNarrowed = 0,
-           keptF32 = 0;
+  uint64_t opsF16 = 0, opsBF16 = 0, opsF32 = 0, castsCached = 0,
+           castsHoisted = 0, constantsNarrowed = 0, keptF32 = 0;
+  /// The amp.cast ops the pass made that are still there: some are erased
+  /// again (a cast the loop-carried rewrite or the dead-helper cleanup no
+  /// longer needs).
+  DenseSet<Operation *> insertedCasts;
 };
 
 /// Sources carry no compute: constants and shape-only tensors are converted
@@ -794,8 +797,8 @@ private:
 
   /// Erases a cast that this rewrite made and no longer needs.
   void eraseCast(Operation *cast) {
+    counters.insertedCasts.erase(cast);
     cast->erase();
-    --counters.castsInserted;
   }
 
   /// Sets operand `i` of `yield` to `lowValue`, erasing the cast it replaces
@@ -836,14 +839,16 @@ private:
       result.setType(lowType);
       replaceUsesOfLow(arg, [&] {
         OpBuilder b = OpBuilder::atBlockBegin(forOp.getBody());
-        ++counters.castsInserted;
-        return convertElementType(b, forOp.getLoc(), arg, f32);
+        Value up = convertElementType(b, forOp.getLoc(), arg, f32);
+        counters.insertedCasts.insert(up.getDefiningOp());
+        return up;
       });
       replaceUsesOfLow(result, [&] {
         OpBuilder b(forOp->getContext());
         b.setInsertionPointAfter(forOp);
-        ++counters.castsInserted;
-        return convertElementType(b, forOp.getLoc(), result, f32);
+        Value up = convertElementType(b, forOp.getLoc(), result, f32);
+        counters.insertedCasts.insert(up.getDefiningOp());
+        return up;
       });
     }
   }
@@ -865,8 +870,9 @@ private:
       replaceUsesOfLow(result, [&] {
         OpBuilder b(ifOp->getContext());
         b.setInsertionPointAfter(ifOp);
-        ++counters.castsInserted;
-        return convertElementType(b, ifOp.getLoc(), result, f32);
+        Value up = convertElementType(b, ifOp.getLoc(), result, f32);
+        counters.insertedCasts.insert(up.getDefiningOp());
+        return up;
       });
     }
   }
@@ -932,7 +938,8 @@ private:
         def->erase();
       }
     } else {
-      ++counters.castsInserted;
+      if (def)
+        counters.insertedCasts.insert(def);
       LoopLikeOpInterface userLoop =
           user->getParentOfType<LoopLikeOpInterface>();
       if (def && userLoop && !userLoop->isAncestor(def))
@@ -1069,22 +1076,6 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
         collectScopesAt(op, worklist, processed);
     }
     originalTypes.clear();
-    recordStatistics(
-        getArgument(),
-        {{"ops-f16", "Ops computing in f16", counters.opsF16},
-         {"ops-bf16", "Ops computing in bf16", counters.opsBF16},
-         {"ops-f32", "Ops computing in f32", counters.opsF32},
-         {"casts-inserted", "amp.cast ops inserted", counters.castsInserted},
-         {"casts-cached", "Uses served by an existing cast (weight-cast cache)",
-          counters.castsCached},
-         {"casts-hoisted", "Casts placed outside the loop of their use",
-          counters.castsHoisted},
-         {"constants-narrowed", "Constants cast at compile time",
-          counters.constantsNarrowed},
-         {"kept-f32",
-          "Ops the policy puts low that stay f32 (constant range, not "
-          "retypable)",
-          counters.keptF32}});
 
     if (!keepRegions) {
       // Innermost first: the worklist ran outermost first.
@@ -1095,12 +1086,31 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
           owner->removeAttr(AmpDialect::getAutocastAttrName());
       }
     }
-    eraseDeadHelpers(module);
+    eraseDeadHelpers(module, counters.insertedCasts);
+    recordStatistics(
+        getArgument(),
+        {{"ops-f16", "Ops computing in f16", counters.opsF16},
+         {"ops-bf16", "Ops computing in bf16", counters.opsBF16},
+         {"ops-f32", "Ops computing in f32", counters.opsF32},
+         {"casts-inserted", "amp.cast ops inserted",
+          uint64_t(counters.insertedCasts.size())},
+         {"casts-cached", "Uses served by an existing cast (weight-cast cache)",
+          counters.castsCached},
+         {"casts-hoisted", "Casts placed outside the loop of their use",
+          counters.castsHoisted},
+         {"constants-narrowed", "Constants cast at compile time",
+          counters.constantsNarrowed},
+         {"kept-f32",
+          "Ops the policy puts low that stay f32 (constant range, not "
+          "retypable)",
+          counters.keptF32}});
   }
 
   /// Erases the casts, constants, fills and empty tensors that retyping left
   /// without users, and the helpers that only they used.
-  static void eraseDeadHelpers(ModuleOp module) {
+  /// Erased casts leave `insertedCasts`.
+  static void eraseDeadHelpers(ModuleOp module,
+                               DenseSet<Operation *> &insertedCasts) {
     auto isDeadHelper = [](Operation *op) {
       return isa<CastOp, arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp,
                  linalg::FillOp>(op) &&
@@ -1118,6 +1128,7 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp())
           producers.push_back(def);
+      insertedCasts.erase(op);
       op->erase();
       for (Operation *def : producers)
         if (isDeadHelper(def) && queued.insert(def).second)
