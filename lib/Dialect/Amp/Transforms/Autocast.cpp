@@ -541,6 +541,8 @@ private:
     if (op->hasTrait<OpTrait::IsTerminator>())
       return processTerminator(op);
     if (isStructural(op)) {
+      if (isa<scf::ForOp, scf::IfOp>(op))
+        carryCandidates.push_back(op);
       castEntryOperands(op);
       for (Region &region : op->getRegions())
         if (failed(processRegion(region)))
@@ -740,27 +742,13 @@ private:
   ///   the result get a cast back to f32.
   /// Loops are visited innermost first. scf.while keeps its types.
   void carryLowValues() {
-    SmallVector<Operation *> ops;
-    scope.region->walk<WalkOrder::PostOrder>([&](Operation *op) {
-      if (isa<scf::ForOp, scf::IfOp>(op) && belongsToScope(op))
-        ops.push_back(op);
-    });
-    for (Operation *op : ops) {
+    // processOp met them outer first: visit them inner first.
+    for (Operation *op : llvm::reverse(carryCandidates)) {
       if (auto forOp = dyn_cast<scf::ForOp>(op))
         carryLowThroughLoop(forOp);
       else
         carryLowThroughIf(cast<scf::IfOp>(op));
     }
-  }
-
-  /// Whether `op` is in this scope's region and not in a nested autocast
-  /// region (processed as its own scope, later).
-  bool belongsToScope(Operation *op) const {
-    for (Operation *parent = op->getParentOp(); parent != scope.owner;
-         parent = parent->getParentOp())
-      if (!parent || isa<AutocastOp>(parent))
-        return false;
-    return true;
   }
 
   /// `x` when `v` is `amp.cast %x` from the low type to f32.
@@ -958,6 +946,9 @@ private:
   Counters &counters;
   /// isSourceOp's answers for fills.
   DenseMap<Operation *, bool> sourceFills;
+  /// The scf.for and scf.if ops of this scope, in the order processOp met
+  /// them (an op before the ops nested in it), for carryLowValues.
+  SmallVector<Operation *> carryCandidates;
   /// See getUnprocessedRegionOps.
   SmallVector<Operation *> unprocessedRegionOps;
   /// getConstantValue's answers.
