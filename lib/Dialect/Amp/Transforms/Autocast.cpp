@@ -801,6 +801,10 @@ private:
   void carryLowThroughLoop(scf::ForOp forOp) {
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
     std::optional<APInt> trips = forOp.getStaticTripCount();
+    // A loop that runs at most once executes its edge casts at most once:
+    // carrying low values would only move them out.
+    if (trips && trips->ule(1))
+      return;
     bool runsOnce = trips && !trips->isZero();
     for (unsigned i = 0, e = forOp.getNumRegionIterArgs(); i < e; ++i) {
       BlockArgument arg = forOp.getRegionIterArg(i);

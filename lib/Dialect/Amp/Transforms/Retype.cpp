@@ -466,6 +466,15 @@ FailureOr<Operation *> retypeStructuredOp(linalg::LinalgOp op,
     }
     (initRange.contains(operand) ? inits : inputs).push_back(v);
   }
+  // An operand retyped in place before this op was met (a fill painted low
+  // that is also this op's input and init) leaves the payload behind: its
+  // block arguments no longer match the operands.
+  if (!changed)
+    for (OpOperand &operand : op->getOpOperands())
+      if (BlockArgument arg = op.getMatchingBlockArgument(&operand))
+        changed |=
+            isAutocastFloat(operand.get().getType()) &&
+            arg.getType() != getElementTypeOrSelf(operand.get().getType());
   // Captured float scalars of another type, or a payload computing in
   // another type, also need a rebuild.
   if (!changed && !op.getRegionBuilder()) {

@@ -125,3 +125,23 @@ func.func @blocks_out_of_order(%a: tensor<4x4xf32>) -> tensor<4x4xf32>
   %f = linalg.fill ins(%c : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   cf.br ^bb1
 }
+
+// -----
+
+// A fill that is a matmul's input and its init: graph mode paints the fill
+// low and retypes it in place before it meets the matmul, whose operands are
+// then already f16; the matmul is still rebuilt (payload and result in f16),
+// never left with an f32 payload on f16 operands.
+// CHECK-LABEL: func @fill_as_input_and_init
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f16) outs(%{{.*}} : tensor<3x3xf16>)
+// CHECK: linalg.matmul ins(%[[F]], %[[F]] : tensor<3x3xf16>, tensor<3x3xf16>) outs(%[[F]] : tensor<3x3xf16>) -> tensor<3x3xf16>
+func.func @fill_as_input_and_init() -> tensor<3x3xf32> {
+  %r = amp.autocast device_type(cuda) -> tensor<3x3xf32> {
+    %fv = arith.constant 0.5 : f32
+    %fe = tensor.empty() : tensor<3x3xf32>
+    %fill = linalg.fill ins(%fv : f32) outs(%fe : tensor<3x3xf32>) -> tensor<3x3xf32>
+    %m = linalg.matmul ins(%fill, %fill : tensor<3x3xf32>, tensor<3x3xf32>) outs(%fill : tensor<3x3xf32>) -> tensor<3x3xf32>
+    amp.yield %m : tensor<3x3xf32>
+  }
+  return %r : tensor<3x3xf32>
+}
