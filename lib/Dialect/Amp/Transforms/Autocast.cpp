@@ -783,6 +783,20 @@ private:
     }
   }
 
+  /// An f32 cast of the low value `v`, made at `b`'s insertion point.
+  Value castUpAt(OpBuilder &b, Value v) {
+    Value up = convertElementType(b, v.getLoc(), v, f32);
+    counters.insertedCasts.insert(up.getDefiningOp());
+    return up;
+  }
+
+  /// An f32 cast of `result` (low) right after its op.
+  Value castUpAfter(Operation *op, Value result) {
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    return castUpAt(b, result);
+  }
+
   /// Erases a cast that this rewrite made and no longer needs.
   void eraseCast(Operation *cast) {
     counters.insertedCasts.erase(cast);
@@ -831,17 +845,9 @@ private:
       result.setType(lowType);
       replaceUsesOfLow(arg, [&] {
         OpBuilder b = OpBuilder::atBlockBegin(forOp.getBody());
-        Value up = convertElementType(b, forOp.getLoc(), arg, f32);
-        counters.insertedCasts.insert(up.getDefiningOp());
-        return up;
+        return castUpAt(b, arg);
       });
-      replaceUsesOfLow(result, [&] {
-        OpBuilder b(forOp->getContext());
-        b.setInsertionPointAfter(forOp);
-        Value up = convertElementType(b, forOp.getLoc(), result, f32);
-        counters.insertedCasts.insert(up.getDefiningOp());
-        return up;
-      });
+      replaceUsesOfLow(result, [&] { return castUpAfter(forOp, result); });
     }
   }
 
@@ -859,13 +865,7 @@ private:
       yieldLow(thenYield, i, thenLow);
       yieldLow(elseYield, i, elseLow);
       result.setType(thenLow.getType());
-      replaceUsesOfLow(result, [&] {
-        OpBuilder b(ifOp->getContext());
-        b.setInsertionPointAfter(ifOp);
-        Value up = convertElementType(b, ifOp.getLoc(), result, f32);
-        counters.insertedCasts.insert(up.getDefiningOp());
-        return up;
-      });
+      replaceUsesOfLow(result, [&] { return castUpAfter(ifOp, result); });
     }
   }
 
@@ -1001,18 +1001,19 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
     // Moving an op (remove it from one list, add it to another) gives it
     // the new category; adding it to the list it is removed from is a
     // contradiction.
-    remove(removeLowerOps, CastCategory::lower);
-    remove(removeFp32Ops, CastCategory::fp32);
-    remove(removePromoteOps, CastCategory::promote);
-    remove(removeInferOps, CastCategory::infer);
-    remove(removeClearOps, CastCategory::clear);
-    remove(removeKeepOps, CastCategory::keep);
-    add(lowerOps, CastCategory::lower);
-    add(fp32Ops, CastCategory::fp32);
-    add(promoteOps, CastCategory::promote);
-    add(inferOps, CastCategory::infer);
-    add(clearOps, CastCategory::clear);
-    add(keepOps, CastCategory::keep);
+    using Lists =
+        std::tuple<ArrayRef<std::string>, ArrayRef<std::string>, CastCategory>;
+    const Lists lists[] = {
+        {lowerOps, removeLowerOps, CastCategory::lower},
+        {fp32Ops, removeFp32Ops, CastCategory::fp32},
+        {promoteOps, removePromoteOps, CastCategory::promote},
+        {inferOps, removeInferOps, CastCategory::infer},
+        {clearOps, removeClearOps, CastCategory::clear},
+        {keepOps, removeKeepOps, CastCategory::keep}};
+    for (const auto &[added, removed, cat] : lists)
+      remove(removed, cat);
+    for (const auto &[added, removed, cat] : lists)
+      add(added, cat);
     for (auto &entry : overrides) {
       const CastPolicyOverride &o = entry.getValue();
       if (o.set && (o.removedFrom & (1u << static_cast<unsigned>(*o.set))))
