@@ -541,7 +541,7 @@ private:
     if (op->hasTrait<OpTrait::IsTerminator>())
       return processTerminator(op);
     if (isStructural(op)) {
-      if (isa<scf::ForOp, scf::IfOp>(op))
+      if (mode == Mode::graph && isa<scf::ForOp, scf::IfOp>(op))
         carryCandidates.push_back(op);
       castEntryOperands(op);
       for (Region &region : op->getRegions())
@@ -950,8 +950,9 @@ private:
   Counters &counters;
   /// isSourceOp's answers for fills.
   DenseMap<Operation *, bool> sourceFills;
-  /// The scf.for and scf.if ops of this scope, in the order processOp met
-  /// them (an op before the ops nested in it), for carryLowValues.
+  /// Graph mode: the scf.for and scf.if ops of this scope, in the order
+  /// processOp met them (an op before the ops nested in it), for
+  /// carryLowValues.
   SmallVector<Operation *> carryCandidates;
   /// See getUnprocessedRegionOps.
   SmallVector<Operation *> unprocessedRegionOps;

@@ -107,17 +107,13 @@ Value orReduce(OpBuilder &b, Location loc, Value input, bool keepRows,
 /// it would be a full reduction, which amp-cuda-pipeline runs on the host,
 /// reading the whole gradient there.
 Value anyNonFinite(OpBuilder &b, Location loc, Value grad) {
-  Value flags = grad;
-  auto flagOf = [](OpBuilder &nb, Location nloc, Value x) {
-    return isNonFinite(nb, nloc, x);
-  };
-  if (cast<RankedTensorType>(grad.getType()).getRank() >= 2)
-    flags = orReduce(b, loc, grad, /*keepRows=*/true, flagOf);
+  if (cast<RankedTensorType>(grad.getType()).getRank() < 2)
+    return extractScalar(
+        b, loc, orReduce(b, loc, grad, /*keepRows=*/false, isNonFinite));
+  Value rows = orReduce(b, loc, grad, /*keepRows=*/true, isNonFinite);
   auto identity = [](OpBuilder &, Location, Value flag) { return flag; };
-  Value any = flags == grad
-                  ? orReduce(b, loc, grad, /*keepRows=*/false, flagOf)
-                  : orReduce(b, loc, flags, /*keepRows=*/false, identity);
-  return extractScalar(b, loc, any);
+  return extractScalar(b, loc,
+                       orReduce(b, loc, rows, /*keepRows=*/false, identity));
 }
 
 void lowerInit(RewriterBase &rewriter, InitLossScaleOp op) {
