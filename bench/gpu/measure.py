@@ -120,6 +120,9 @@ def timed(fn, repeat=3):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="4096 only, fewer iterations")
+    ap.add_argument("--budget-s", type=float, default=0,
+                    help="skip the measurements that would start later than this many "
+                         "seconds after the first (0: no limit)")
     args = ap.parse_args()
     sizes = [4096] if args.quick else [4096, 8192]
     models = {
@@ -156,72 +159,115 @@ def main():
               "torch for this python (build/venv sees the system packages)", file=sys.stderr)
         return 2
     print(f"device: {torch.cuda.get_device_name(0)}")
+    t_start = time.perf_counter()
+    failures = []
+
+    def stage(label, fn):
+        """Runs one measurement; a failure is reported and the others go on.
+        Stages that would start after --budget-s are skipped, saying so."""
+        if args.budget_s and time.perf_counter() - t_start > args.budget_s:
+            print(f"  {label}: skipped (past --budget-s {args.budget_s:.0f} s)")
+            return None
+        try:
+            return fn()
+        except Exception as e:  # noqa: BLE001 (reported, counted as a failure)
+            failures.append(label)
+            print(f"  {label}: FAILED: {type(e).__name__}: {str(e)[-500:]}")
+            return None
+
     iters = 5 if args.quick else 20
     print("GEMM (TFLOP/s)       | ours codegen | ours cuBLAS | cuBLAS direct | codegen/direct | cublas-path/direct")
     for n in sizes:
         for dt, tdt in (("f16", torch.float16), ("bf16", torch.bfloat16)):
-            flops = 2.0 * n ** 3 * iters
-            res = {}
-            for gemm in ("codegen", "cublas"):
-                exe = amp.compile(gemm_module(n, dt, iters),
-                                  pipeline=f"amp-cuda-pipeline{{gemm={gemm}}}")
-                res[gemm] = flops / timed(exe.bench) / 1e12
-            a = torch.full((n, n), 0.5, dtype=tdt, device="cuda")
-            def direct():
-                for _ in range(iters):
-                    torch.matmul(a, a)
-                torch.cuda.synchronize()
-            res["direct"] = flops / timed(direct) / 1e12
-            print(f"{n}^3 {dt:<5}           | {res['codegen']:12.1f} | {res['cublas']:11.1f} | "
-                  f"{res['direct']:13.1f} | {res['codegen'] / res['direct']:14.2f} | "
-                  f"{res['cublas'] / res['direct']:.2f}")
+            def gemm_row():
+                flops = 2.0 * n ** 3 * iters
+                res = {}
+                for gemm in ("codegen", "cublas"):
+                    # One product first: a path slower than 1 s per product is
+                    # timed on that alone rather than on `iters` of them.
+                    pipeline = f"amp-cuda-pipeline{{gemm={gemm}}}"
+                    one = amp.compile(gemm_module(n, dt, 1), pipeline=pipeline)
+                    t1 = timed(one.bench, repeat=1)
+                    if t1 > 1.0:
+                        res[gemm] = 2.0 * n ** 3 / t1 / 1e12
+                        continue
+                    exe = amp.compile(gemm_module(n, dt, iters), pipeline=pipeline)
+                    res[gemm] = flops / timed(exe.bench) / 1e12
+                a = torch.full((n, n), 0.5, dtype=tdt, device="cuda")
 
-    n, reps = 1 << 28, 10
-    exe = amp.compile(cast_module(n, reps), pipeline="amp-cuda-pipeline")
-    ours = reps * n * (4 + 2 + 2 + 4) / timed(exe.bench) / 1e9
-    x = torch.empty(n, dtype=torch.float32, device="cuda")
-    y = torch.empty_like(x)
-    def copy():
-        for _ in range(reps):
-            y.copy_(x)
-        torch.cuda.synchronize()
-    d2d = reps * n * 8 / timed(copy) / 1e9
-    print(f"cast f32->f16->f32 over 2^28: ours {ours:.0f} GB/s, D2D copy {d2d:.0f} GB/s, ratio {ours / d2d:.2f}")
+                def direct():
+                    for _ in range(iters):
+                        torch.matmul(a, a)
+                    torch.cuda.synchronize()
+                res["direct"] = flops / timed(direct) / 1e12
+                print(f"{n}^3 {dt:<5}           | {res['codegen']:12.1f} | {res['cublas']:11.1f} | "
+                      f"{res['direct']:13.1f} | {res['codegen'] / res['direct']:14.2f} | "
+                      f"{res['cublas'] / res['direct']:.2f}")
+            stage(f"GEMM {n}^3 {dt}", gemm_row)
 
-    peaks = {}
-    print("training step (steps/s) | ours f32 | ours f16 AMP | AMP/f32 | torch eager f32 | torch eager AMP | torch.compile AMP | ours AMP / torch eager AMP")
-    rng = np.random.default_rng(0)
-    for name, (make, batch, fin, classes) in models.items():
-        x = rng.standard_normal((batch, fin)).astype(np.float32)
-        yv = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, batch)]
-        ours = {}
-        for label, ac in (("f32", None), ("amp", ("cuda", "f16"))):
-            t = Trainer(make(), batch, fin, classes, SGD(1e-3, 0.9), autocast=ac,
-                        loss_scaling=ac is not None, target="cuda")
-            amp.cuda_reset_peak_memory()
-            ours[label] = 1.0 / timed(lambda: t.step(x, yv), repeat=5)
-            peaks[(name, "ours_" + label)] = amp.cuda_memory_stats()[1]
-        torch_rates = torch_steps(name, batch, fin, classes, x, yv, peaks)
-        print(f"{name:>23} | {ours['f32']:8.1f} | {ours['amp']:12.1f} | {ours['amp'] / ours['f32']:7.2f} | "
-              f"{torch_rates['eager_f32']:15.1f} | {torch_rates['eager_amp']:15.1f} | "
-              f"{torch_rates['compile_amp']:17.1f} | {ours['amp'] / torch_rates['eager_amp']:.2f}")
+    def cast_row():
+        n, reps = 1 << 28, 10
+        exe = amp.compile(cast_module(n, reps), pipeline="amp-cuda-pipeline")
+        ours = reps * n * (4 + 2 + 2 + 4) / timed(exe.bench) / 1e9
+        x = torch.empty(n, dtype=torch.float32, device="cuda")
+        y = torch.empty_like(x)
+
+        def copy():
+            for _ in range(reps):
+                y.copy_(x)
+            torch.cuda.synchronize()
+        d2d = reps * n * 8 / timed(copy) / 1e9
+        print(f"cast f32->f16->f32 over 2^28: ours {ours:.0f} GB/s, D2D copy {d2d:.0f} GB/s, "
+              f"ratio {ours / d2d:.2f}")
+    stage("cast kernel", cast_row)
 
     # Ours: the runtime's allocations (mgpuMemAlloc, managed memory
     # included) during the timed steps; PyTorch: max_memory_allocated.
-    print("peak device memory (MiB) | ours f32 | ours f16 AMP | AMP/f32 | torch eager f32 | torch eager AMP | torch.compile AMP")
     mib = 1 << 20
-    for name in models:
-        p = {k: peaks[(name, k)] / mib for k in
-             ("ours_f32", "ours_amp", "eager_f32", "eager_amp", "compile_amp")}
-        print(f"{name:>24} | {p['ours_f32']:8.0f} | {p['ours_amp']:12.0f} | "
-              f"{p['ours_amp'] / max(p['ours_f32'], 1e-9):7.2f} | {p['eager_f32']:15.0f} | "
-              f"{p['eager_amp']:15.0f} | {p['compile_amp']:17.0f}")
+    print("training step (steps/s) | ours f32 | ours f16 AMP | AMP/f32 | torch eager f32 | "
+          "torch eager AMP | ours AMP / torch eager AMP | peak MiB: ours f32, ours AMP, "
+          "torch eager f32, torch eager AMP")
+    rng = np.random.default_rng(0)
+    data = {}
+    for name, (make, batch, fin, classes) in models.items():
+        x = rng.standard_normal((batch, fin)).astype(np.float32)
+        yv = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, batch)]
+        data[name] = (x, yv)
+
+        def step_row():
+            ours, peaks = {}, {}
+            for label, ac in (("f32", None), ("amp", ("cuda", "f16"))):
+                t = Trainer(make(), batch, fin, classes, SGD(1e-3, 0.9), autocast=ac,
+                            loss_scaling=ac is not None, target="cuda")
+                t.step(x, yv)  # compile and load before the peak is reset
+                amp.cuda_reset_peak_memory()
+                ours[label] = 1.0 / timed(lambda: t.step(x, yv), repeat=5)
+                peaks[label] = amp.cuda_memory_stats()[1] / mib
+            th = torch_steps(name, batch, fin, classes, x, yv, compiled=False)
+            print(f"{name:>23} | {ours['f32']:8.1f} | {ours['amp']:12.1f} | "
+                  f"{ours['amp'] / ours['f32']:7.2f} | {th['eager_f32'][0]:15.1f} | "
+                  f"{th['eager_amp'][0]:15.1f} | {ours['amp'] / th['eager_amp'][0]:26.2f} | "
+                  f"{peaks['f32']:.0f}, {peaks['amp']:.0f}, {th['eager_f32'][1] / mib:.0f}, "
+                  f"{th['eager_amp'][1] / mib:.0f}")
+        stage(f"{name} step", step_row)
+
+    # torch.compile last: its first call compiles for tens of seconds.
+    print("torch.compile AMP (steps/s, peak MiB)")
+    for name, (make, batch, fin, classes) in models.items():
+        def compiled_row():
+            x, yv = data[name]
+            th = torch_steps(name, batch, fin, classes, x, yv, compiled=True)
+            print(f"{name:>23} | {th['compile_amp'][0]:8.1f} | {th['compile_amp'][1] / mib:.0f}")
+        stage(f"{name} torch.compile", compiled_row)
+    if failures:
+        print(f"measure.py: failed: {', '.join(failures)}", file=sys.stderr)
+        return 1
     return 0
 
 
-def torch_steps(name, batch, fin, classes, x, y, peaks):
-    """Steps/s of the same model in PyTorch: eager f32, eager AMP, compiled AMP;
-    the peak device memory of each (bytes) goes to peaks[(name, label)]."""
+def torch_steps(name, batch, fin, classes, x, y, compiled):
+    """The same model in PyTorch: {label: (steps/s, peak device memory in
+    bytes)} for eager f32 and eager AMP, or (compiled) torch.compile AMP."""
     import torch
     import torch.nn as nn
 
@@ -239,8 +285,9 @@ def torch_steps(name, batch, fin, classes, x, y, peaks):
         xt = xt.reshape(batch // 256, 256, fin)
     yt = torch.tensor(y.argmax(1), device="cuda")
     out = {}
-    for label, amp_on, comp in (("eager_f32", False, False), ("eager_amp", True, False),
-                                ("compile_amp", True, True)):
+    runs = ((("compile_amp", True, True),) if compiled else
+            (("eager_f32", False, False), ("eager_amp", True, False)))
+    for label, amp_on, comp in runs:
         m = model().cuda()
         opt = torch.optim.SGD(m.parameters(), lr=1e-3, momentum=0.9)
         scaler = torch.amp.GradScaler("cuda", enabled=amp_on)
@@ -257,8 +304,8 @@ def torch_steps(name, batch, fin, classes, x, y, peaks):
         for _ in range(3):
             step()
         torch.cuda.reset_peak_memory_stats()
-        out[label] = 1.0 / timed(step, repeat=5)
-        peaks[(name, label)] = torch.cuda.max_memory_allocated()
+        rate = 1.0 / timed(step, repeat=5)
+        out[label] = (rate, torch.cuda.max_memory_allocated())
     return out
 
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Packs a built amp-mlir (build/) with the parts of LLVM/MLIR 22 it runs on,
+# for a GPU machine that has the CUDA toolkit and Python but no Debian LLVM 22
+# packages and no network (the lent H200 machines): bench/gpu/run.sh --bundle
+# DIR installs it there in place of scripts/setup.sh and scripts/build.sh.
+#
+#   bash bench/gpu/bundle.sh [DIR]        (default DIR: .gpu-bundle)
+#
+# DIR receives three xz tarballs:
+#   llvm.tar.xz     /usr/lib/llvm-22/{lib,bin,utils/lit}: the shared libraries
+#                   amp-opt, amp-runner and libAmpMLIRCAPI.so load (libMLIR,
+#                   libLLVM, the runner utils, libomp) and lit, FileCheck, not,
+#                   count. libLLVM and the tools are copied with patchelf
+#                   --remove-needed libz3.so.4: Z3 only backs LLVM's SMT
+#                   constraint solver, which nothing here calls, and it is
+#                   23 MB of the 64 MiB a device call can carry.
+#   sysdeps.tar.xz  the other non-glibc libraries those load (libffi, libedit,
+#                   libxml2, ICU, ...); run.sh installs only the ones the
+#                   machine lacks.
+#   build.tar.xz    build/bin, build/lib/*.so and build/test/lit.site.cfg.py.
+# The build's paths are absolute (/work/main/build, RUNPATHs, lit's site
+# config), so run.sh links /work/main to the checkout when they differ.
+# Needs: a finished build (scripts/build.sh), patchelf, xz.
+set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build="${AMP_BUILD_DIR:-$root/build}"
+out=$(mkdir -p "${1:-$root/.gpu-bundle}" && cd "${1:-$root/.gpu-bundle}" && pwd)
+llvm=/usr/lib/llvm-22
+for tool in patchelf xz; do
+  command -v "$tool" >/dev/null || { echo "bundle.sh: $tool is missing (apt-get install $tool)" >&2; exit 2; }
+done
+[ -x "$build/bin/amp-runner" ] && [ -f "$build/lib/libAmpMLIRCAPI.so" ] ||
+  { echo "bundle.sh: no finished build in $build (run scripts/build.sh)" >&2; exit 2; }
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/llvm$llvm/lib" "$stage/llvm$llvm/bin" "$stage/llvm$llvm/utils" "$stage/sys"
+
+tools=("$llvm/bin/FileCheck" "$llvm/bin/not" "$llvm/bin/count")
+objects=("$build"/bin/* "$build"/lib/*.so "${tools[@]}")
+# Every shared library the objects load, by soname and resolved path.
+declare -A seen=()
+while read -r soname path; do
+  [ -n "${seen[$soname]:-}" ] && continue
+  seen[$soname]=1
+  case "$soname" in
+    libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*|libpthread.so.*|libdl.so.*|librt.so.*|linux-vdso*) ;;
+    libamp_*|libAmp*) ;;                                  # the build's own
+    libz3.so.*) ;;                                        # dropped, see above
+    libLLVM*|libMLIR*|libmlir_*|libomp*) cp -L "$path" "$stage/llvm$llvm/lib/$soname" ;;
+    *) cp -L "$path" "$stage/sys/$soname" ;;
+  esac
+done < <(ldd "${objects[@]}" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
+# The JIT's runtime libraries are loaded by path, under their link names.
+for name in libmlir_runner_utils libmlir_c_runner_utils libmlir_float16_utils \
+            libmlir_apfloat_wrappers; do
+  [ -f "$stage/llvm$llvm/lib/$name.so.22.1" ] || cp -L "$llvm/lib/$name.so.22.1" "$stage/llvm$llvm/lib/"
+  ln -sf "$name.so.22.1" "$stage/llvm$llvm/lib/$name.so"
+done
+ln -sf libomp.so.5 "$stage/llvm$llvm/lib/libomp.so"
+ln -sf libMLIR.so.22.1 "$stage/llvm$llvm/lib/libMLIR.so"
+ln -sf libLLVM.so.22.1 "$stage/llvm$llvm/lib/libLLVM.so"
+for t in "${tools[@]}"; do cp "$t" "$stage/llvm$llvm/bin/"; done
+cp -r "$llvm/utils/lit" "$stage/llvm$llvm/utils/"
+# lit's launcher names /usr/bin/python3; the machine's python may be elsewhere.
+printf '#!/usr/bin/env python3\nimport sys\nsys.path.insert(1, "%s/utils/lit")\nfrom lit.main import main\nmain()\n' \
+  "$llvm" > "$stage/llvm$llvm/bin/lit"
+chmod +x "$stage/llvm$llvm/bin/lit"
+for f in "$stage/llvm$llvm/lib/libLLVM.so.22.1" "$stage/llvm$llvm/bin/"{FileCheck,not,count}; do
+  chmod u+w "$f"
+  patchelf --remove-needed libz3.so.4 "$f"
+done
+
+echo "bundle.sh: packing $(ls "$stage/llvm$llvm/lib" | wc -l) LLVM/MLIR libraries," \
+     "$(ls "$stage/sys" | wc -l) system libraries, build/ into $out"
+tar -C "$stage/llvm" -cf - . | xz -T0 -9 > "$out/llvm.tar.xz"
+tar -C "$stage/sys" -cf - . | xz -T0 -9 > "$out/sysdeps.tar.xz"
+(cd "$root" && tar -cf - --exclude='*.a' build/bin build/lib/*.so build/test/lit.site.cfg.py) |
+  xz -T0 -9 > "$out/build.tar.xz"
+du -ch "$out"/*.tar.xz | tail -1 | sed 's/^/bundle.sh: total /'
