@@ -10,17 +10,14 @@
 #   llvm.tar.xz     /usr/lib/llvm-22/{lib,bin,utils/lit}: the shared libraries
 #                   amp-opt, amp-runner and libAmpMLIRCAPI.so load (libMLIR,
 #                   libLLVM, the runner utils, libomp) and lit, FileCheck, not,
-#                   count. libLLVM and the tools are copied with patchelf
-#                   --remove-needed libz3.so.4: Z3 only backs LLVM's SMT
-#                   constraint solver, which nothing here calls, and it is
-#                   23 MB of the 64 MiB a device call can carry.
+#                   count.
 #   sysdeps.tar.xz  the other non-glibc libraries those load (libffi, libedit,
-#                   libxml2, ICU, ...); run.sh installs only the ones the
+#                   libxml2, ICU, Z3, ...); run.sh installs only the ones the
 #                   machine lacks.
 #   build.tar.xz    build/bin, build/lib/*.so and build/test/lit.site.cfg.py.
 # The build's paths are absolute (/work/main/build, RUNPATHs, lit's site
 # config), so run.sh links /work/main to the checkout when they differ.
-# Needs: a finished build (scripts/build.sh), patchelf, xz.
+# The three come to about 62 MB. Needs: a finished build (scripts/build.sh), xz.
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -29,9 +26,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build="${AMP_BUILD_DIR:-$root/build}"
 out=$(mkdir -p "${1:-$root/.gpu-bundle}" && cd "${1:-$root/.gpu-bundle}" && pwd)
 llvm=/usr/lib/llvm-22
-for tool in patchelf xz; do
-  command -v "$tool" >/dev/null || { echo "bundle.sh: $tool is missing (apt-get install $tool)" >&2; exit 2; }
-done
+command -v xz >/dev/null || { echo "bundle.sh: xz is missing (apt-get install xz-utils)" >&2; exit 2; }
 [ -x "$build/bin/amp-runner" ] && [ -f "$build/lib/libAmpMLIRCAPI.so" ] ||
   { echo "bundle.sh: no finished build in $build (run scripts/build.sh)" >&2; exit 2; }
 
@@ -49,7 +44,6 @@ while read -r soname path; do
   case "$soname" in
     libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*|libpthread.so.*|libdl.so.*|librt.so.*|linux-vdso*) ;;
     libamp_*|libAmp*) ;;                                  # the build's own
-    libz3.so.*) ;;                                        # dropped, see above
     libLLVM*|libMLIR*|libmlir_*|libomp*) cp -L "$path" "$stage/llvm$llvm/lib/$soname" ;;
     *) cp -L "$path" "$stage/sys/$soname" ;;
   esac
@@ -69,10 +63,6 @@ cp -r "$llvm/utils/lit" "$stage/llvm$llvm/utils/"
 printf '#!/usr/bin/env python3\nimport sys\nsys.path.insert(1, "%s/utils/lit")\nfrom lit.main import main\nmain()\n' \
   "$llvm" > "$stage/llvm$llvm/bin/lit"
 chmod +x "$stage/llvm$llvm/bin/lit"
-for f in "$stage/llvm$llvm/lib/libLLVM.so.22.1" "$stage/llvm$llvm/bin/"{FileCheck,not,count}; do
-  chmod u+w "$f"
-  patchelf --remove-needed libz3.so.4 "$f"
-done
 
 echo "bundle.sh: packing $(ls "$stage/llvm$llvm/lib" | wc -l) LLVM/MLIR libraries," \
      "$(ls "$stage/sys" | wc -l) system libraries, build/ into $out"
