@@ -18,6 +18,7 @@ Without a CUDA device it compiles every benchmark module for sm_90, checks
 the PTX with ptxas, and exits 0 after saying that nothing was measured.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -26,14 +27,16 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import amp_mlir as amp  # noqa: E402
 from amp_mlir.training import (GELU, Linear, ReLU, SGD, Trainer,  # noqa: E402
                                TransformerBlock, build_train_step)
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+from torch_steps import batch_data, timed, torch_steps  # noqa: E402
 
 
 def gemm_module(n, dtype, iters):
@@ -105,16 +108,6 @@ def check_ptx(text, pipeline, label):
         print(f"  {label}: {kernels} kernels, {mma} mma.sync "
               f"({in_registers} with accumulators in registers), ptxas sm_90 {status}")
         return r.returncode == 0
-
-
-def timed(fn, repeat=3):
-    fn()  # warm-up (and JIT module load)
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main():
@@ -227,12 +220,8 @@ def main():
     print("training step (steps/s) | ours f32 | ours f16 AMP | AMP/f32 | torch eager f32 | "
           "torch eager AMP | ours AMP / torch eager AMP | peak MiB: ours f32, ours AMP, "
           "torch eager f32, torch eager AMP")
-    rng = np.random.default_rng(0)
-    data = {}
     for name, (make, batch, fin, classes) in models.items():
-        x = rng.standard_normal((batch, fin)).astype(np.float32)
-        yv = np.eye(classes, dtype=np.float32)[rng.integers(0, classes, batch)]
-        data[name] = (x, yv)
+        x, yv = batch_data(batch, fin, classes)
 
         def step_row():
             ours, peaks = {}, {}
@@ -253,60 +242,23 @@ def main():
 
     # torch.compile last: its first call compiles for tens of seconds.
     print("torch.compile AMP (steps/s, peak MiB)")
-    for name, (make, batch, fin, classes) in models.items():
+    for name, (_, batch, fin, classes) in models.items():
         def compiled_row():
-            x, yv = data[name]
-            th = torch_steps(name, batch, fin, classes, x, yv, compiled=True)
-            print(f"{name:>23} | {th['compile_amp'][0]:8.1f} | {th['compile_amp'][1] / mib:.0f}")
+            # In a process of its own: this one has loaded LLVM 22 into its
+            # global symbol namespace (libAmpMLIRCAPI.so), and Triton's
+            # LLVM, which torch.compile uses, crashes against it.
+            r = subprocess.run([sys.executable, os.path.join(HERE, "torch_steps.py"), name,
+                                str(batch), str(fin), str(classes), "--compiled"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"torch_steps.py exited {r.returncode}: {r.stderr[-500:]}")
+            rate, peak = json.loads(r.stdout.strip().splitlines()[-1])["compile_amp"]
+            print(f"{name:>23} | {rate:8.1f} | {peak / mib:.0f}")
         stage(f"{name} torch.compile", compiled_row)
     if failures:
         print(f"measure.py: failed: {', '.join(failures)}", file=sys.stderr)
         return 1
     return 0
-
-
-def torch_steps(name, batch, fin, classes, x, y, compiled):
-    """The same model in PyTorch: {label: (steps/s, peak device memory in
-    bytes)} for eager f32 and eager AMP, or (compiled) torch.compile AMP."""
-    import torch
-    import torch.nn as nn
-
-    def model():
-        if name == "mlp":
-            return nn.Sequential(nn.Linear(fin, 4096), nn.GELU(), nn.Linear(4096, 4096),
-                                 nn.ReLU(), nn.Linear(4096, classes))
-        layer = nn.TransformerEncoderLayer(fin, 16, 4 * fin, dropout=0.0,
-                                           activation="gelu", norm_first=True,
-                                           batch_first=True)
-        return nn.Sequential(layer, nn.Flatten(0, 1), nn.Linear(fin, classes))
-
-    xt = torch.tensor(x, device="cuda")
-    if name != "mlp":
-        xt = xt.reshape(batch // 256, 256, fin)
-    yt = torch.tensor(y.argmax(1), device="cuda")
-    out = {}
-    runs = ((("compile_amp", True, True),) if compiled else
-            (("eager_f32", False, False), ("eager_amp", True, False)))
-    for label, amp_on, comp in runs:
-        m = model().cuda()
-        opt = torch.optim.SGD(m.parameters(), lr=1e-3, momentum=0.9)
-        scaler = torch.amp.GradScaler("cuda", enabled=amp_on)
-        f = torch.compile(m) if comp else m
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=torch.float16, enabled=amp_on):
-                loss = nn.functional.cross_entropy(f(xt), yt)
-            scaler.scale(loss).backward()
-            scaler.step(opt)
-            scaler.update()
-            torch.cuda.synchronize()
-        for _ in range(3):
-            step()
-        torch.cuda.reset_peak_memory_stats()
-        rate = 1.0 / timed(step, repeat=5)
-        out[label] = (rate, torch.cuda.max_memory_allocated())
-    return out
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ fi
 echo "== lit tests on the GPU (test/GPU, test/Runtime, test/Pipelines; UNSUPPORTED without a device)"
 log_dir="${AMP_GPU_LOG_DIR:-$(mktemp -d)}"
 lit_log="$log_dir/lit.log"
-lit_args=(-v)
+lit_args=(-v -a)
 # A per-test limit (lit needs psutil for it), so that one hung kernel does
 # not take the whole run.
 "$build/venv/bin/python" -c "import psutil" 2>/dev/null && lit_args+=(--timeout 300)

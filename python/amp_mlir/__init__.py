@@ -17,7 +17,8 @@ from .jit import ExecutionEngine, numpy_dtype
 
 __all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
            "ExecutionEngine", "Executable", "compile", "numpy_dtype",
-           "cuda_device_count", "cuda_memory_stats", "cuda_reset_peak_memory"]
+           "cuda_device_count", "cuda_memory_stats", "cuda_reset_peak_memory",
+           "cuda_release_cached_memory"]
 
 
 def cuda_device_count():
@@ -44,6 +45,8 @@ def _cuda_runtime():
     lib.ampCudaMemoryStats.restype = None
     lib.ampCudaResetPeakMemory.argtypes = []
     lib.ampCudaResetPeakMemory.restype = None
+    lib.ampCudaReleaseCachedMemory.argtypes = []
+    lib.ampCudaReleaseCachedMemory.restype = None
     return lib
 
 
@@ -51,7 +54,9 @@ def cuda_memory_stats():
     """``(current, peak)``: the device memory in bytes (managed memory
     included) that compiled CUDA code holds now and the most it held at once
     since the start or the last :func:`cuda_reset_peak_memory`. Counts the
-    runtime's allocations only; works (reports zeros) without a GPU. Raises
+    runtime's allocations only, and not the freed buffers it keeps for
+    reuse (as ``torch.cuda.max_memory_allocated``); works (reports zeros)
+    without a GPU. Raises
     OSError when libamp_cuda_runtime.so was not built (no CUDA toolkit)."""
     import ctypes
     current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
@@ -62,6 +67,13 @@ def cuda_memory_stats():
 def cuda_reset_peak_memory():
     """Starts a new peak for :func:`cuda_memory_stats` at the memory held now."""
     _cuda_runtime().ampCudaResetPeakMemory()
+
+
+def cuda_release_cached_memory():
+    """Returns the device buffers that the CUDA runtime keeps for reuse after
+    compiled code freed them to the driver (as ``torch.cuda.empty_cache``).
+    Without a GPU, or before any CUDA code ran, it does nothing."""
+    _cuda_runtime().ampCudaReleaseCachedMemory()
 
 
 class Executable:

@@ -9,13 +9,15 @@
 // - `memref.alloc` -> `gpu.alloc host_shared`, `memref.dealloc` -> an async
 //   `gpu.dealloc` that is waited for (MLIR 22's gpu-to-llvm cannot lower
 //   the synchronous form);
-// - `memref.get_global` (constants) -> a managed copy;
+// - `memref.get_global` (constants) -> a managed copy (`gpu.memcpy`);
 // - public functions keep a host-memory ABI: each becomes a wrapper that
 //   copies its memref arguments into managed buffers, calls the managed body
 //   (now a private `<name>__amp_managed`, which calls inside the module use
-//   directly), copies the arguments back (the body may write them) and the
+//   directly), copies back the arguments the body may write, copies the
 //   results out to `memref.alloc` (malloc) buffers, and frees every managed
-//   allocation once. Callers (the JIT runner, the Python package) pass and
+//   allocation once. The copies between identity-layout buffers are
+//   `gpu.memcpy`s (the driver's copy engine; managed pages stay on the
+//   device). Callers (the JIT runner, the Python package) pass and
 //   free ordinary host memory.
 //
 //===----------------------------------------------------------------------===//
@@ -30,6 +32,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::amp {
@@ -73,6 +76,68 @@ void deallocManaged(OpBuilder &b, Location loc, Value memref) {
       gpu::DeallocOp::create(b, loc, tokenType, ValueRange{start}, memref)
           .getAsyncToken();
   gpu::WaitOp::create(b, loc, Type(), ValueRange{done});
+}
+
+/// Copies `src` to `dst` (same shape and element type). Between identity-
+/// layout buffers, with the driver's copy engine (`gpu.memcpy`, async and
+/// waited for, as gpu-to-llvm lowers it): a managed buffer's pages stay on
+/// the device, where a host loop (`memref.copy`) would pull them to the host
+/// and the next kernel would fault them back. Other layouts: `memref.copy`.
+/// Returns the op that copies.
+Operation *copyBuffer(OpBuilder &b, Location loc, Value src, Value dst) {
+  auto srcType = cast<MemRefType>(src.getType());
+  auto dstType = cast<MemRefType>(dst.getType());
+  if (!srcType.getLayout().isIdentity() || !dstType.getLayout().isIdentity())
+    return memref::CopyOp::create(b, loc, src, dst);
+  auto tokenType = gpu::AsyncTokenType::get(b.getContext());
+  Value start =
+      gpu::WaitOp::create(b, loc, tokenType, ValueRange{}).getAsyncToken();
+  auto copy =
+      gpu::MemcpyOp::create(b, loc, tokenType, ValueRange{start}, dst, src);
+  gpu::WaitOp::create(b, loc, Type(), ValueRange{copy.getAsyncToken()});
+  return copy;
+}
+
+/// Whether the function body may write the memory of its argument `arg`:
+/// a user of it or of a view of it that writes it, passes it to a call, a
+/// region-carrying op or any op whose memory effects are unknown. Answers
+/// "may" when unsure; the wrapper then copies the argument back.
+bool mayWrite(BlockArgument arg) {
+  SmallVector<Value> work = {arg};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<func::ReturnOp>(user))
+        continue; // returned: the caller gets a copy, nothing is written
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+        if (view.getViewSource() == v) {
+          llvm::append_range(work, user->getResults());
+          continue;
+        }
+      }
+      if (user->getNumRegions() != 0)
+        return true;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects)
+        return true;
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffectsOnValue(v, instances);
+      if (llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
+            return isa<MemoryEffects::Write, MemoryEffects::Free>(
+                e.getEffect());
+          }))
+        return true;
+      // An op that returns memrefs may return aliases of `v`.
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          work.push_back(result);
+    }
+  }
+  return false;
 }
 
 /// Whether `value` (or a view of it) is used inside a gpu.launch.
@@ -161,8 +226,7 @@ struct AmpGpuManagedMemoryPass
         global->moveBefore(&entry, entry.begin());
         rewriter.setInsertionPointAfter(global);
         Value copy = allocManaged(rewriter, global.getLoc(), global);
-        auto copyOp =
-            memref::CopyOp::create(rewriter, global.getLoc(), global, copy);
+        Operation *copyOp = copyBuffer(rewriter, global.getLoc(), global, copy);
         rewriter.replaceAllUsesExcept(global, copy, copyOp);
         scoped.push_back(copy);
         return WalkResult::advance();
@@ -187,8 +251,8 @@ struct AmpGpuManagedMemoryPass
 
   /// Makes `func` a host-memory wrapper around a private managed copy of
   /// its body: arguments are copied into managed buffers (and back after
-  /// the call: the body may write them), results are copied out to malloc'ed
-  /// buffers, and each managed allocation is freed once.
+  /// the call when the body may write them), results are copied out to
+  /// malloc'ed buffers, and each managed allocation is freed once.
   LogicalResult wrap(func::FuncOp func) {
     auto isMemRef = [](Type t) { return isa<BaseMemRefType>(t); };
     if (llvm::none_of(func.getArgumentTypes(), isMemRef) &&
@@ -235,15 +299,16 @@ struct AmpGpuManagedMemoryPass
         continue;
       }
       Value copy = allocManaged(rewriter, loc, arg);
-      memref::CopyOp::create(rewriter, loc, arg, copy);
+      copyBuffer(rewriter, loc, arg, copy);
       args.push_back(copy);
       copies.push_back(copy);
     }
     auto call = func::CallOp::create(rewriter, loc, body, args);
-    // Write-back: the body may have written its arguments in place.
-    for (auto [arg, copy] : llvm::zip(block->getArguments(), args))
-      if (arg != copy)
-        memref::CopyOp::create(rewriter, loc, copy, arg);
+    // Write-back of the arguments the body may have written in place.
+    for (auto [arg, copy, bodyArg] :
+         llvm::zip(block->getArguments(), args, body.getArguments()))
+      if (arg != copy && mayWrite(bodyArg))
+        copyBuffer(rewriter, loc, copy, arg);
     SmallVector<Value> results, freedPointers;
     for (Value copy : copies)
       freedPointers.push_back(baseBuffer(rewriter, loc, copy).second);
@@ -257,7 +322,7 @@ struct AmpGpuManagedMemoryPass
       }
       Value host = memref::AllocOp::create(rewriter, loc, type,
                                            dynamicSizesOf(rewriter, loc, r));
-      memref::CopyOp::create(rewriter, loc, r, host);
+      copyBuffer(rewriter, loc, r, host);
       results.push_back(host);
     }
     // Free each allocation behind the results once, unless it is one of the

@@ -1,17 +1,21 @@
 // RUN: amp-opt %s -split-input-file --amp-gpu-managed-memory -verify-diagnostics | FileCheck %s
 
 // A public function becomes a host-memory wrapper around its managed body:
-// arguments copied into managed memory (and back after the call), results
-// copied out to malloc'ed buffers, each managed allocation freed once.
+// arguments copied into managed memory by the copy engine (gpu.memcpy,
+// waited for; not back after the call: the body only reads its argument),
+// results copied out to malloc'ed buffers, each managed allocation freed
+// once.
 // CHECK-LABEL: func @public
 // CHECK-SAME: (%[[ARG:.*]]: memref<?x4xf32>) -> memref<?x4xf32>
 // CHECK: %[[D:.*]] = memref.dim %[[ARG]], %c0
 // CHECK: %[[IN:.*]] = gpu.alloc host_shared (%[[D]]) : memref<?x4xf32>
-// CHECK: memref.copy %[[ARG]], %[[IN]]
+// CHECK: %[[T0:.*]] = gpu.wait async
+// CHECK: %[[T1:.*]] = gpu.memcpy async [%[[T0]]] %[[IN]], %[[ARG]]
+// CHECK: gpu.wait [%[[T1]]]
 // CHECK: %[[R:.*]] = call @public__amp_managed(%[[IN]])
-// CHECK: memref.copy %[[IN]], %[[ARG]]
+// CHECK-NOT: gpu.memcpy {{.*}} %[[ARG]], %[[IN]]
 // CHECK: %[[HOST:.*]] = memref.alloc(%{{.*}}) : memref<?x4xf32>
-// CHECK: memref.copy %[[R]], %[[HOST]]
+// CHECK: gpu.memcpy async [%{{.*}}] %[[HOST]], %[[R]]
 // CHECK: %[[BASE:[a-z_0-9]+]], %{{.*}}, %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[R]]
 // CHECK: scf.if
 // CHECK:   gpu.dealloc async [%{{.*}}] %[[BASE]]
@@ -23,7 +27,7 @@
 // CHECK-SAME: (%[[X:.*]]: memref<?x4xf32>)
 // CHECK: %[[G:.*]] = memref.get_global @cst
 // CHECK: %[[GM:.*]] = gpu.alloc host_shared () : memref<4xf32>
-// CHECK: memref.copy %[[G]], %[[GM]]
+// CHECK: gpu.memcpy async [%{{.*}}] %[[GM]], %[[G]]
 // CHECK: %[[OUT:.*]] = gpu.alloc host_shared (%{{.*}}) : memref<?x4xf32>
 // CHECK: gpu.launch
 // CHECK:   memref.load %[[X]]
@@ -74,8 +78,8 @@ func.func @callee(%a: memref<8xf32>) -> memref<8xf32> {
 // the allocation freed once (run-time pointer comparison).
 // CHECK-LABEL: func @two_views
 // CHECK: %[[R:.*]]:2 = call @two_views__amp_managed
-// CHECK: memref.copy %[[R]]#0
-// CHECK: memref.copy %[[R]]#1
+// CHECK: gpu.memcpy async [%{{.*}}] %{{.*}}, %[[R]]#0
+// CHECK: gpu.memcpy async [%{{.*}}] %{{.*}}, %[[R]]#1
 // CHECK: %[[B0:[a-z_0-9]+]], {{.*}} = memref.extract_strided_metadata %[[R]]#0
 // CHECK: %[[P0:.*]] = memref.extract_aligned_pointer_as_index %[[B0]]
 // CHECK: scf.if
@@ -90,6 +94,36 @@ func.func @two_views() -> (memref<4x4xf32>, memref<16xf32>) {
   %m = memref.alloc() : memref<4x4xf32>
   %c = memref.collapse_shape %m [[0, 1]] : memref<4x4xf32> into memref<16xf32>
   return %m, %c : memref<4x4xf32>, memref<16xf32>
+}
+
+// -----
+
+// Arguments the body writes (in a kernel, through a view) or passes where
+// the pass cannot see (a call) are copied back after the call; the ones it
+// only reads are not.
+// CHECK-LABEL: func @write_back
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[C:.*]]: memref<4xf32>)
+// CHECK: %[[MA:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: %[[MB:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: %[[MC:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: call @write_back__amp_managed(%[[MA]], %[[MB]], %[[MC]])
+// CHECK-NOT: gpu.memcpy {{.*}} %[[A]], %[[MA]]
+// CHECK: gpu.memcpy async [%{{.*}}] %[[B]], %[[MB]]
+// CHECK: gpu.memcpy async [%{{.*}}] %[[C]], %[[MC]]
+// CHECK: return
+func.func private @opaque(memref<4xf32>)
+func.func @write_back(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %view = memref.subview %b[0] [2] [1] : memref<4xf32> to memref<2xf32, strided<[1]>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c2, %sy = %c1, %sz = %c1) {
+    %v = memref.load %a[%tx] : memref<4xf32>
+    memref.store %v, %view[%tx] : memref<2xf32, strided<[1]>>
+    gpu.terminator
+  }
+  call @opaque(%c) : (memref<4xf32>) -> ()
+  return
 }
 
 // -----
