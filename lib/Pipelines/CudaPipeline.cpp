@@ -7,9 +7,11 @@
 //   4. matmuls to cuBLAS calls (gemm=cublas: amp-gpu-cublas-contractions),
 //      f16 -> f32 matmuls left to tensor-core kernels (mma.sync m16n8k16,
 //      f32 accumulators): amp-gpu-tensor-core-contractions;
-//   5. everything else through parallel loops to gpu.launch (SIMT kernels,
-//      innermost dimensions on threadIdx.x/y: amp-gpu-map-parallel-loops;
-//      reductions loop inside a thread, full reductions on the host);
+//   5. everything else, bufferization's copies included
+//      (amp-gpu-copies-to-linalg), through parallel loops to gpu.launch (SIMT
+//      kernels, innermost dimensions on threadIdx.x/y:
+//      amp-gpu-map-parallel-loops; reductions loop inside a thread, full
+//      reductions on the host);
 //   6. host buffers in CUDA managed memory, host-memory function ABI:
 //      amp-gpu-managed-memory;
 //   7. upstream gpu-lower-to-nvvm-pipeline: kernel outlining, NVVM, PTX
@@ -113,11 +115,12 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   tcOptions.chip = options.chip;
   pm.addPass(createAmpGpuTensorCoreContractions(tcOptions));
 
-  // 5. SIMT kernels for the rest: 32 x 8 threads per block over the two
-  // innermost parallel dimensions (coalesced accesses).
+  // 5. SIMT kernels for the rest, buffer copies included: 32 x 8 threads
+  // per block over the two innermost parallel dimensions (coalesced
+  // accesses).
   if (failed(addPassList(
           pm,
-          "func.func(amp-gpu-parallel-dims-outer,"
+          "func.func(amp-gpu-copies-to-linalg,amp-gpu-parallel-dims-outer,"
           "convert-linalg-to-parallel-loops,"
           "amp-gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
           "canonicalize,cse",

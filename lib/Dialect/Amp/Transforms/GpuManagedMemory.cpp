@@ -99,9 +99,13 @@ Operation *copyBuffer(OpBuilder &b, Location loc, Value src, Value dst) {
 }
 
 /// Whether the function body may write the memory of its argument `arg`:
-/// a user of it or of a view of it that writes it, passes it to a call, a
+/// a user of it or of an alias of it (a view, a value an `scf.for` carries
+/// or an `scf.if` returns) that writes it, passes it to a call, another
 /// region-carrying op or any op whose memory effects are unknown. Answers
-/// "may" when unsure; the wrapper then copies the argument back.
+/// "may" when unsure; the wrapper then copies the argument back. A `Free`
+/// is not a write: the body does not own its arguments, and the ownership
+/// checks bufferization's deallocation puts around a carried buffer's
+/// dealloc keep it from freeing one.
 bool mayWrite(BlockArgument arg) {
   SmallVector<Value> work = {arg};
   llvm::SmallPtrSet<Value, 8> seen;
@@ -119,6 +123,27 @@ bool mayWrite(BlockArgument arg) {
           continue;
         }
       }
+      if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (OpResult result = loop.getTiedLoopResult(&use)) {
+          work.push_back(loop.getTiedLoopRegionIterArg(&use));
+          work.push_back(result);
+          continue;
+        }
+      }
+      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        Operation *parent = yield->getParentOp();
+        unsigned i = use.getOperandNumber();
+        if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+          work.push_back(loop.getRegionIterArgs()[i]);
+          work.push_back(loop->getResult(i));
+          continue;
+        }
+        if (isa<scf::IfOp>(parent)) {
+          work.push_back(parent->getResult(i));
+          continue;
+        }
+        return true;
+      }
       if (user->getNumRegions() != 0)
         return true;
       auto effects = dyn_cast<MemoryEffectOpInterface>(user);
@@ -127,8 +152,7 @@ bool mayWrite(BlockArgument arg) {
       SmallVector<MemoryEffects::EffectInstance> instances;
       effects.getEffectsOnValue(v, instances);
       if (llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
-            return isa<MemoryEffects::Write, MemoryEffects::Free>(
-                e.getEffect());
+            return isa<MemoryEffects::Write>(e.getEffect());
           }))
         return true;
       // An op that returns memrefs may return aliases of `v`.

@@ -4,7 +4,8 @@
 // `scf.parallel` loops (from convert-linalg-to-parallel-loops) for
 // convert-parallel-loops-to-gpu, with the innermost dimensions on the
 // threads: the last dimension is tiled by 32 onto threadIdx.x and the one
-// before by 8 onto threadIdx.y, so that neighbouring threads of a warp
+// before by 8 onto threadIdx.y (a one-dimensional loop: by 256 onto
+// threadIdx.x), so that neighbouring threads of a warp
 // touch neighbouring elements of row-major buffers (coalesced loads). The
 // tiles of the last three dimensions go to blockIdx.x/y/z; outer dimensions
 // loop inside each thread. CUDA allows 2^31 - 1 blocks in x but only 65535
@@ -37,6 +38,10 @@ namespace {
 
 constexpr int64_t kThreadsX = 32;
 constexpr int64_t kThreadsY = 8;
+/// A one-dimensional loop gets the same 256 threads per block on x alone:
+/// 32-thread blocks would cap an SM at half its threads (32 resident
+/// blocks), too few to hide memory latency in elementwise kernels.
+constexpr int64_t kThreads1D = kThreadsX * kThreadsY;
 /// CUDA's limits on gridDim.y and gridDim.z (gridDim.x: 2^31 - 1).
 constexpr int64_t kMaxBlocksYZ = 65535;
 constexpr int64_t kMaxBlocksX = (int64_t(1) << 31) - 1;
@@ -109,7 +114,7 @@ struct AmpGpuMapParallelLoopsPass
     for (scf::ParallelOp loop : loops) {
       unsigned rank = loop.getNumLoops();
       SmallVector<int64_t> tiles(rank, 1);
-      tiles[rank - 1] = kThreadsX;
+      tiles[rank - 1] = rank == 1 ? kThreads1D : kThreadsX;
       if (rank >= 2)
         tiles[rank - 2] = kThreadsY;
       // Where the extent is static: no more threads than iterations, and

@@ -128,6 +128,39 @@ func.func @write_back(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) {
 
 // -----
 
+// Through the values an scf.for carries: the argument the loop body writes
+// (through its iteration argument) is copied back, the one it only reads is
+// not; the conditional dealloc of a carried buffer is not a write.
+// CHECK-LABEL: func @carried
+// CHECK-SAME: (%[[R:.*]]: memref<4xf32>, %[[W:.*]]: memref<4xf32>)
+// CHECK: %[[MR:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: %[[MW:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: call @carried__amp_managed(%[[MR]], %[[MW]])
+// CHECK-NOT: gpu.memcpy {{.*}} %[[R]], %[[MR]]
+// CHECK: gpu.memcpy async [%{{.*}}] %[[W]], %[[MW]]
+// CHECK-NOT: gpu.memcpy {{.*}} %[[R]], %[[MR]]
+// CHECK: return
+func.func @carried(%r: memref<4xf32>, %w: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %false = arith.constant false
+  %zero = arith.constant 0.0 : f32
+  %res:3 = scf.for %i = %c0 to %c4 step %c1
+      iter_args(%rr = %r, %ww = %w, %sum = %zero) -> (memref<4xf32>, memref<4xf32>, f32) {
+    %v = memref.load %rr[%i] : memref<4xf32>
+    memref.store %v, %ww[%i] : memref<4xf32>
+    scf.if %false {
+      memref.dealloc %rr : memref<4xf32>
+    }
+    %s = arith.addf %sum, %v : f32
+    scf.yield %rr, %ww, %s : memref<4xf32>, memref<4xf32>, f32
+  }
+  return %res#2 : f32
+}
+
+// -----
+
 // A private function keeps its ABI (its callers pass managed memory).
 // CHECK-LABEL: func private @helper
 // CHECK-SAME: (%[[A:.*]]: memref<8xf32>)

@@ -96,3 +96,24 @@ func.func @many_images(%a: memref<70000x3x32xf32>) {
   }
   return
 }
+
+// -----
+
+// A one-dimensional loop: 256 threads per block on threadIdx.x (as many as
+// the 32 x 8 of two dimensions), 1000 / 256 = 4 blocks, a guard for the
+// last 24 threads.
+// CHECK-LABEL: func @flat
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK:   scf.if
+// CHECK:     memref.store
+func.func @flat(%a: memref<1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1000) step (%c1) {
+    memref.store %z, %a[%i] : memref<1000xf32>
+    scf.reduce
+  }
+  return
+}
