@@ -11,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "AMP"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "lib"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.amp_obj_root, "test")
@@ -32,6 +32,10 @@ tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("amp-opt", unresolved="fatal"),
          ToolSubst("amp-runner", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# `amp-test-dialect`: amp-opt has the amp_test dialect (AMP_INCLUDE_TESTS).
+if config.amp_include_tests:
+    config.available_features.add("amp-test-dialect")
 
 # `cuda-device`: set only when the CUDA driver loads and sees a GPU, so GPU
 # execution tests report UNSUPPORTED on machines without one (CI).

@@ -20,6 +20,10 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 
+#ifdef AMP_INCLUDE_TESTS
+#include "TestDialect.h"
+#endif
+
 namespace {
 llvm::cl::opt<bool> printPolicyTable(
     "amp-print-policy-table",
@@ -45,6 +49,11 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::amp::registerAllAmpDialects(registry);
+#ifdef AMP_INCLUDE_TESTS
+  // The amp_test dialect: ops of a "user" dialect that implement
+  // CastPolicyOpInterface, for lit tests.
+  registry.insert<mlir::amp::test::AmpTestDialect>();
+#endif
   // gpu-module-to-binary translates kernels to LLVM IR inside the pipeline.
   mlir::registerAllToLLVMIRTranslations(registry);
 
