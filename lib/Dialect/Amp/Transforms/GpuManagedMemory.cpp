@@ -98,14 +98,31 @@ Operation *copyBuffer(OpBuilder &b, Location loc, Value src, Value dst) {
   return copy;
 }
 
+/// Whether the aligned pointer `intptr` of a buffer is only compared or
+/// stored as a number into an index buffer: the ownership checks of
+/// bufferization's deallocation (pointer lists for its dealloc helper).
+bool onlyComparedOrListed(Value intptr) {
+  return llvm::all_of(intptr.getUses(), [](OpOperand &use) {
+    if (isa<arith::CmpIOp>(use.getOwner()))
+      return true;
+    auto store = dyn_cast<memref::StoreOp>(use.getOwner());
+    return store && use.get() == store.getValueToStore() &&
+           store.getMemRefType().getElementType().isIndex();
+  });
+}
+
 /// Whether the function body may write the memory of its argument `arg`:
 /// a user of it or of an alias of it (a view, a value an `scf.for` carries
 /// or an `scf.if` returns) that writes it, passes it to a call, another
-/// region-carrying op or any op whose memory effects are unknown. Answers
-/// "may" when unsure; the wrapper then copies the argument back. A `Free`
-/// is not a write: the body does not own its arguments, and the ownership
-/// checks bufferization's deallocation puts around a carried buffer's
-/// dealloc keep it from freeing one.
+/// region-carrying op, a terminator other than `func.return` and those
+/// `scf.yield`s (a branch to a block argument), an op whose memory effects
+/// are unknown, an op that makes a tensor of it, or an op without effects
+/// on it that makes it into a value the walk cannot follow (a pointer, a
+/// memref stored as a value).
+/// Answers "may" when unsure; the wrapper then copies the argument back. A
+/// `Free` is not a write: the body does not own its arguments, and the
+/// ownership checks bufferization's deallocation puts around a carried
+/// buffer's dealloc keep it from freeing one.
 bool mayWrite(BlockArgument arg) {
   SmallVector<Value> work = {arg};
   llvm::SmallPtrSet<Value, 8> seen;
@@ -144,7 +161,7 @@ bool mayWrite(BlockArgument arg) {
         }
         return true;
       }
-      if (user->getNumRegions() != 0)
+      if (user->getNumRegions() != 0 || user->hasTrait<OpTrait::IsTerminator>())
         return true;
       auto effects = dyn_cast<MemoryEffectOpInterface>(user);
       if (!effects)
@@ -155,10 +172,26 @@ bool mayWrite(BlockArgument arg) {
             return isa<MemoryEffects::Write>(e.getEffect());
           }))
         return true;
-      // An op that returns memrefs may return aliases of `v`.
+      // An op that returns memrefs may return aliases of `v`; one with no
+      // effect on `v` and no memref result may turn it into something the
+      // walk cannot follow, unless it only reads its shape or its address
+      // for the ownership checks.
+      bool memrefResult = false;
       for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()))
+        if (isa<BaseMemRefType>(result.getType())) {
           work.push_back(result);
+          memrefResult = true;
+        }
+      // A tensor made from it (bufferization.to_tensor) may become the same
+      // buffer again.
+      if (llvm::any_of(user->getResultTypes(), llvm::IsaPred<TensorType>))
+        return true;
+      if (instances.empty() && !memrefResult &&
+          !isa<memref::DimOp, memref::RankOp>(user)) {
+        auto intptr = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(user);
+        if (!intptr || !onlyComparedOrListed(intptr.getAlignedPointer()))
+          return true;
+      }
     }
   }
   return false;
@@ -265,10 +298,19 @@ struct AmpGpuManagedMemoryPass
     if (walk.wasInterrupted())
       return failure();
 
+    // A copy the function returns (or a view of it) goes to the caller,
+    // which frees it.
     func.walk([&](func::ReturnOp ret) {
+      llvm::SmallPtrSet<Value, 4> returned;
+      for (Value v : ret.getOperands()) {
+        while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+          v = view.getViewSource();
+        returned.insert(v);
+      }
       rewriter.setInsertionPoint(ret);
       for (Value v : scoped)
-        deallocManaged(rewriter, ret.getLoc(), v);
+        if (!returned.contains(v))
+          deallocManaged(rewriter, ret.getLoc(), v);
     });
     return success();
   }
@@ -288,10 +330,12 @@ struct AmpGpuManagedMemoryPass
       if (!m)
         continue;
       auto ranked = dyn_cast<MemRefType>(m);
-      if (!ranked || !ranked.getLayout().isIdentity())
+      if (!ranked || !ranked.getLayout().isIdentity() ||
+          ranked.getMemorySpace())
         return func.emitError("amp-gpu-managed-memory: public function "
                               "arguments and results must be ranked memrefs "
-                              "with the identity layout, got ")
+                              "with the identity layout in the default "
+                              "memory space, got ")
                << t;
     }
 
@@ -302,6 +346,10 @@ struct AmpGpuManagedMemoryPass
     // there.
     auto body = cast<func::FuncOp>(func->clone());
     std::string name = (func.getName() + "__amp_managed").str();
+    if (SymbolTable::lookupSymbolIn(module, name))
+      return func.emitError("amp-gpu-managed-memory: the managed body of @")
+             << func.getName() << " would be @" << name
+             << ", a symbol the module already has";
     body.setName(name);
     body.setPrivate();
     body->removeAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName());

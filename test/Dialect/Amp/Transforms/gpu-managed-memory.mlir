@@ -213,7 +213,68 @@ func.func private @mutable() {
 
 // -----
 
-// expected-error @below {{amp-gpu-managed-memory: public function arguments and results must be ranked memrefs with the identity layout, got 'memref<*xf32>'}}
+// expected-error @below {{amp-gpu-managed-memory: public function arguments and results must be ranked memrefs with the identity layout in the default memory space, got 'memref<*xf32>'}}
 func.func @unranked(%a: memref<*xf32>) {
   return
+}
+
+// -----
+
+// expected-error @below {{amp-gpu-managed-memory: public function arguments and results must be ranked memrefs with the identity layout in the default memory space, got 'memref<4xf32, 1>'}}
+func.func @memory_space(%a: memref<4xf32, 1>) {
+  return
+}
+
+// -----
+
+func.func private @clash__amp_managed()
+// expected-error @below {{amp-gpu-managed-memory: the managed body of @clash would be @clash__amp_managed, a symbol the module already has}}
+func.func @clash(%a: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// Aliases the walk cannot follow count as writes: a branch to a block
+// argument, the address made a pointer. The address compared or listed as
+// a number (the deallocation pipeline's ownership checks) does not.
+// CHECK-LABEL: func @escapes
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[C:.*]]: memref<4xf32>)
+// CHECK: %[[MA:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: %[[MB:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: %[[MC:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK: call @escapes__amp_managed(%[[MA]], %[[MB]], %[[MC]])
+// CHECK: gpu.memcpy async [%{{.*}}] %[[A]], %[[MA]]
+// CHECK: gpu.memcpy async [%{{.*}}] %[[B]], %[[MB]]
+// CHECK-NOT: gpu.memcpy {{.*}} %[[C]], %[[MC]]
+// CHECK: return
+func.func @escapes(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) -> i1 {
+  %c0 = arith.constant 0 : index
+  %x = arith.constant 1.0 : f32
+  %pb = memref.extract_aligned_pointer_as_index %b : memref<4xf32> -> index
+  %ib = arith.index_cast %pb : index to i64
+  %ptr = llvm.inttoptr %ib : i64 to !llvm.ptr
+  llvm.store %x, %ptr : f32, !llvm.ptr
+  %pc = memref.extract_aligned_pointer_as_index %c : memref<4xf32> -> index
+  %list = memref.alloca() : memref<1xindex>
+  memref.store %pc, %list[%c0] : memref<1xindex>
+  %same = arith.cmpi eq, %pc, %pb : index
+  cf.br ^bb1(%a : memref<4xf32>)
+^bb1(%m: memref<4xf32>):
+  memref.store %x, %m[%c0] : memref<4xf32>
+  return %same : i1
+}
+
+// -----
+
+// A constant's managed copy that the function returns goes to the caller
+// (the wrapper frees it once after copying it out), not freed in the body.
+// CHECK-LABEL: func private @return_constant__amp_managed
+// CHECK: %[[G:.*]] = gpu.alloc host_shared () : memref<4xf32>
+// CHECK-NOT: gpu.dealloc
+// CHECK: return %[[G]]
+memref.global "private" constant @four : memref<4xf32> = dense<1.0>
+func.func @return_constant() -> memref<4xf32> {
+  %g = memref.get_global @four : memref<4xf32>
+  return %g : memref<4xf32>
 }
