@@ -543,6 +543,9 @@ private:
     if (isStructural(op)) {
       if (mode == Mode::graph && isa<scf::ForOp, scf::IfOp>(op))
         carryCandidates.push_back(op);
+      if (mode == Mode::eager && enabled)
+        if (auto forOp = dyn_cast<scf::ForOp>(op))
+          return processEagerLoop(forOp);
       castEntryOperands(op);
       for (Region &region : op->getRegions())
         if (failed(processRegion(region)))
@@ -674,6 +677,92 @@ private:
   }
 
   /// Values flowing into region arguments keep those arguments' types.
+  /// The types a processed scf.for's body yields for its carried values
+  /// before the casts the pass put at the yield (back to the carried types).
+  SmallVector<Type> producedTypes(scf::ForOp loop) {
+    SmallVector<Type> types;
+    for (Value v : loop.getBody()->getTerminator()->getOperands()) {
+      auto cast = v.getDefiningOp<CastOp>();
+      types.push_back(cast && counters.insertedCasts.contains(cast)
+                          ? cast.getIn().getType()
+                          : v.getType());
+    }
+    return types;
+  }
+
+  /// Eager mode, an scf.for. PyTorch runs each iteration on what the one
+  /// before produced: a carried value that the body turns from f32 into f16
+  /// (a matmul's result, say) is f16 from the second iteration on, and the
+  /// ops reading it then run in f16. The loop is processed as written,
+  /// which is the first iteration (the carried values have their written
+  /// types). When the body changes a carried value's type and the loop has
+  /// a constant trip count of two or more, the first iteration is peeled:
+  /// the processed loop runs once, and a copy of the unprocessed loop runs
+  /// the remaining iterations carrying the types the first one produced
+  /// (its results have those types too, as PyTorch's tensors do after the
+  /// loop). A loop of unknown trip count keeps its written types, with a
+  /// remark (exact for its first iteration only); so does the copy if its
+  /// body changes the types again.
+  LogicalResult processEagerLoop(scf::ForOp loop) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    bool peelable = trips && trips->uge(2);
+    Operation *rest = peelable ? loop->clone() : nullptr;
+    auto dropRest = [&] {
+      if (rest)
+        rest->destroy();
+    };
+    castEntryOperands(loop);
+    if (failed(processRegion(loop.getRegion()))) {
+      dropRest();
+      return failure();
+    }
+    SmallVector<Type> produced = producedTypes(loop);
+    if (TypeRange(produced) == loop.getResultTypes() ||
+        (trips && trips->ule(1))) {
+      dropRest();
+      return success();
+    }
+    if (!rest) {
+      emitRemark(loop.getLoc())
+          << "amp-autocast: the body changes the type of a value this loop "
+             "carries, and its trip count is not a constant: eager mode "
+             "carries the written type, which PyTorch matches in the first "
+             "iteration only";
+      return success();
+    }
+
+    // The first iteration: [lb, lb + step). The rest: [lb + step, ub).
+    auto restLoop = cast<scf::ForOp>(rest);
+    OpBuilder b(loop);
+    Value next = arith::AddIOp::create(b, loop.getLoc(), loop.getLowerBound(),
+                                       loop.getStep());
+    loop.getUpperBoundMutable().assign(next);
+    b.setInsertionPointAfter(loop);
+    b.insert(restLoop);
+    restLoop.getLowerBoundMutable().assign(next);
+    for (auto [result, restResult, arg, type] :
+         llvm::zip(loop.getResults(), restLoop.getResults(),
+                   restLoop.getRegionIterArgs(), produced)) {
+      result.replaceAllUsesWith(restResult);
+      if (type != result.getType()) {
+        originalTypes.record(restResult, result.getType());
+        arg.setType(type);
+        restResult.setType(type);
+      }
+    }
+    restLoop.getInitArgsMutable().assign(loop.getResults());
+    castEntryOperands(restLoop);
+    if (failed(processRegion(restLoop.getRegion())))
+      return failure();
+    if (TypeRange(producedTypes(restLoop)) != restLoop.getResultTypes())
+      emitRemark(restLoop.getLoc())
+          << "amp-autocast: the body changes the type of a value this loop "
+             "carries again in its second iteration: eager mode carries the "
+             "type of the first, which PyTorch matches in the first two "
+             "iterations only";
+    return success();
+  }
+
   void castEntryOperands(Operation *op) {
     auto branch = dyn_cast<RegionBranchOpInterface>(op);
     if (!branch)
