@@ -691,67 +691,70 @@ private:
   }
 
   /// Eager mode, an scf.for. PyTorch runs each iteration on what the one
-  /// before produced: a carried value that the body turns from f32 into f16
-  /// (a matmul's result, say) is f16 from the second iteration on, and the
-  /// ops reading it then run in f16. The loop is processed as written,
-  /// which is the first iteration (the carried values have their written
-  /// types). When the body changes a carried value's type and the loop has
-  /// a constant trip count of two or more, the first iteration is peeled:
-  /// the processed loop runs once, and a copy of the unprocessed loop runs
-  /// the remaining iterations carrying the types the first one produced
-  /// (its results have those types too, as PyTorch's tensors do after the
-  /// loop). A loop of unknown trip count keeps its written types, with a
-  /// remark (exact for its first iteration only); so does the copy if its
-  /// body changes the types again.
+  /// before produced: the first on the initial values as they arrive (bf16
+  /// after a matmul, say), and a carried value that the body turns from f32
+  /// into f16 is f16 from the second iteration on, as is the loop's result.
+  /// So the carried values first take the types their initial values have,
+  /// and the loop is processed: that is its first iteration. When the body
+  /// produces other types than it was given and the trip count is a
+  /// constant, the first iteration is peeled: the processed body is inlined
+  /// before the loop (iteration variable = lower bound, no casts at its
+  /// yield), and, for two trips or more, a copy of the unprocessed loop
+  /// runs the remaining iterations carrying the types the first one
+  /// produced. A loop of unknown trip count carries its first iteration's
+  /// types, with a remark (exact in the first iteration only); so does the
+  /// copy, with a remark, if its body changes the types again.
   LogicalResult processEagerLoop(scf::ForOp loop) {
     std::optional<APInt> trips = loop.getStaticTripCount();
-    bool peelable = trips && trips->uge(2);
-    Operation *rest = peelable ? loop->clone() : nullptr;
+    if (trips && trips->isZero()) {
+      castEntryOperands(loop); // the results are the initial values
+      return processRegion(loop.getRegion());
+    }
+    // The copy for the rest has the written types (setCarriedTypes records
+    // them as its results' original types).
+    Operation *rest = trips && trips->uge(2) ? loop->clone() : nullptr;
+    setCarriedTypes(loop, loop.getInitArgs().getTypes());
     auto dropRest = [&] {
       if (rest)
         rest->destroy();
     };
-    castEntryOperands(loop);
     if (failed(processRegion(loop.getRegion()))) {
       dropRest();
       return failure();
     }
     SmallVector<Type> produced = producedTypes(loop);
-    if (TypeRange(produced) == loop.getResultTypes() ||
-        (trips && trips->ule(1))) {
+    if (TypeRange(produced) == loop.getResultTypes()) {
       dropRest();
       return success();
     }
-    if (!rest) {
+    if (!trips) {
       emitRemark(loop.getLoc())
           << "amp-autocast: the body changes the type of a value this loop "
              "carries, and its trip count is not a constant: eager mode "
-             "carries the written type, which PyTorch matches in the first "
-             "iteration only";
+             "carries the types of the first iteration, which PyTorch "
+             "matches in that iteration only";
       return success();
     }
 
-    // The first iteration: [lb, lb + step). The rest: [lb + step, ub).
+    // The first iteration, inlined: its values replace the loop's results
+    // (one trip) or start the rest of the loop.
+    SmallVector<Value> first = inlineFirstIteration(loop);
+    if (!rest) {
+      replaceCarriedValues(loop, first);
+      loop->erase();
+      return success();
+    }
     auto restLoop = cast<scf::ForOp>(rest);
     OpBuilder b(loop);
+    b.insert(restLoop);
     Value next = arith::AddIOp::create(b, loop.getLoc(), loop.getLowerBound(),
                                        loop.getStep());
-    loop.getUpperBoundMutable().assign(next);
-    b.setInsertionPointAfter(loop);
-    b.insert(restLoop);
+    restLoop->moveAfter(next.getDefiningOp());
     restLoop.getLowerBoundMutable().assign(next);
-    for (auto [result, restResult, arg, type] :
-         llvm::zip(loop.getResults(), restLoop.getResults(),
-                   restLoop.getRegionIterArgs(), produced)) {
-      result.replaceAllUsesWith(restResult);
-      if (type != result.getType()) {
-        originalTypes.record(restResult, result.getType());
-        arg.setType(type);
-        restResult.setType(type);
-      }
-    }
-    restLoop.getInitArgsMutable().assign(loop.getResults());
-    castEntryOperands(restLoop);
+    restLoop.getInitArgsMutable().assign(first);
+    setCarriedTypes(restLoop, produced);
+    replaceCarriedValues(loop, restLoop.getResults());
+    loop->erase();
     if (failed(processRegion(restLoop.getRegion())))
       return failure();
     if (TypeRange(producedTypes(restLoop)) != restLoop.getResultTypes())
@@ -761,6 +764,65 @@ private:
              "type of the first, which PyTorch matches in the first two "
              "iterations only";
     return success();
+  }
+
+  /// Gives the iteration arguments and results of `loop` the float types
+  /// `types` (where they differ), recording the results' written types.
+  void setCarriedTypes(scf::ForOp loop, TypeRange types) {
+    for (auto [arg, result, type] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getResults(), types)) {
+      if (result.getType() == type || !isAutocastFloat(type))
+        continue;
+      if (!originalTypes.lookup(result))
+        originalTypes.record(result, result.getType());
+      arg.setType(type);
+      result.setType(type);
+    }
+  }
+
+  /// Moves the processed body of `loop` before it, as its first iteration
+  /// (the iteration variable is the lower bound, the carried values the
+  /// initial ones), and returns the values its yield carried, without the
+  /// casts the pass put there.
+  SmallVector<Value> inlineFirstIteration(scf::ForOp loop) {
+    // Casts of the block arguments would outlive them in the cache.
+    SmallVector<std::pair<Value, Type>> stale;
+    for (auto &[key, cast] : castCache)
+      if (auto arg = dyn_cast<BlockArgument>(key.first);
+          arg && arg.getOwner() == loop.getBody())
+        stale.push_back(key);
+    for (auto key : stale)
+      castCache.erase(key);
+    Block *body = loop.getBody();
+    Operation *yield = body->getTerminator();
+    SmallVector<Value> args = {loop.getLowerBound()};
+    llvm::append_range(args, loop.getInitArgs());
+    SmallVector<Value> values;
+    for (Value v : yield->getOperands()) {
+      auto cast = v.getDefiningOp<CastOp>();
+      if (cast && counters.insertedCasts.contains(cast))
+        v = cast.getIn();
+      // A block argument (a carried value passed through) goes with the
+      // block.
+      if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body)
+        v = args[arg.getArgNumber()];
+      values.push_back(v);
+    }
+    IRRewriter rewriter(loop->getContext());
+    rewriter.inlineBlockBefore(body, loop, args);
+    rewriter.eraseOp(yield);
+    return values;
+  }
+
+  /// Points the users of `loop`'s results at `values`, recording the
+  /// results' written types for the ones of another type.
+  void replaceCarriedValues(scf::ForOp loop, ValueRange values) {
+    for (auto [result, value] : llvm::zip(loop.getResults(), values)) {
+      if (Type written = originalTypes.lookup(result);
+          written && written != value.getType() && !originalTypes.lookup(value))
+        originalTypes.record(value, written);
+      result.replaceAllUsesWith(value);
+    }
   }
 
   void castEntryOperands(Operation *op) {
