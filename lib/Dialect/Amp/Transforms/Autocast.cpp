@@ -676,7 +676,6 @@ private:
       });
   }
 
-  /// Values flowing into region arguments keep those arguments' types.
   /// The types a processed scf.for's body yields for its carried values
   /// before the casts the pass put at the yield (back to the carried types).
   SmallVector<Type> producedTypes(scf::ForOp loop) {
@@ -706,10 +705,6 @@ private:
   /// copy, with a remark, if its body changes the types again.
   LogicalResult processEagerLoop(scf::ForOp loop) {
     std::optional<APInt> trips = loop.getStaticTripCount();
-    if (trips && trips->isZero()) {
-      castEntryOperands(loop); // the results are the initial values
-      return processRegion(loop.getRegion());
-    }
     // The copy for the rest has the written types (setCarriedTypes records
     // them as its results' original types).
     Operation *rest = trips && trips->uge(2) ? loop->clone() : nullptr;
@@ -723,7 +718,9 @@ private:
       return failure();
     }
     SmallVector<Type> produced = producedTypes(loop);
-    if (TypeRange(produced) == loop.getResultTypes()) {
+    // No trip: the results are the initial values, at their types.
+    if (TypeRange(produced) == loop.getResultTypes() ||
+        (trips && trips->isZero())) {
       dropRest();
       return success();
     }
@@ -787,10 +784,10 @@ private:
   SmallVector<Value> inlineFirstIteration(scf::ForOp loop) {
     // Casts of the block arguments would outlive them in the cache.
     SmallVector<std::pair<Value, Type>> stale;
-    for (auto &[key, cast] : castCache)
-      if (auto arg = dyn_cast<BlockArgument>(key.first);
+    for (auto &entry : castCache)
+      if (auto arg = dyn_cast<BlockArgument>(entry.first.first);
           arg && arg.getOwner() == loop.getBody())
-        stale.push_back(key);
+        stale.push_back(entry.first);
     for (auto key : stale)
       castCache.erase(key);
     Block *body = loop.getBody();
@@ -818,13 +815,16 @@ private:
   /// results' written types for the ones of another type.
   void replaceCarriedValues(scf::ForOp loop, ValueRange values) {
     for (auto [result, value] : llvm::zip(loop.getResults(), values)) {
-      if (Type written = originalTypes.lookup(result);
-          written && written != value.getType() && !originalTypes.lookup(value))
+      Type written = originalTypes.lookup(result);
+      if (!written)
+        written = result.getType();
+      if (written != value.getType() && !originalTypes.lookup(value))
         originalTypes.record(value, written);
       result.replaceAllUsesWith(value);
     }
   }
 
+  /// Values flowing into region arguments keep those arguments' types.
   void castEntryOperands(Operation *op) {
     auto branch = dyn_cast<RegionBranchOpInterface>(op);
     if (!branch)
