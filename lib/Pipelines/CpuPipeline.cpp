@@ -93,7 +93,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // temporaries inside loops); contractions become outer products (FMAs on
   // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
-  // has no instruction; math on f16/bf16 runs in f32. lower-affine runs
+  // has no instruction; math on f16/bf16 runs in f32, rounded to f16/bf16
+  // after each op as PyTorch does (amp-keep-narrow-rounding). lower-affine runs
   // again after expand-strided-metadata, which creates affine.apply ops.
   if (failed(addPassList(
           pm,
@@ -101,7 +102,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "lower-affine,"
           "convert-vector-to-scf{full-unroll=true},"
           "func.func(math-extend-to-supported-types{target-type=f32},"
-          "arith-expand{include-bf16=true}),"
+          "amp-keep-narrow-rounding,arith-expand{include-bf16=true}),"
           "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
           "convert-scf-to-cf,"
           "convert-vector-to-llvm{vector-contract-lowering=outerproduct "

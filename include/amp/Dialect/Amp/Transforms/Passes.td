@@ -189,6 +189,23 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
                            "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"];
 }
 
+def AmpKeepNarrowRounding : Pass<"amp-keep-narrow-rounding", "func::FuncOp"> {
+  let summary = "Keep the rounding to f16/bf16 between two ops that math-extend-to-supported-types computes in f32";
+  let description = [{
+    `math-extend-to-supported-types` computes each f16/bf16 math op in f32
+    between an `arith.extf` and an `arith.truncf`, both with the `contract`
+    fast-math flag, and arith's folders turn `extf(truncf(x))` with that
+    flag into `x`. In a chain of such ops (two fused elementwise ops, say
+    `sin(sin(x))` on bf16) the value then skips its rounding to bf16 between
+    them, while PyTorch, running op by op, rounds after each op: the result
+    differs by one bf16 ulp here and there, and eager mode is no longer
+    PyTorch-exact. This pass clears the `contract` flag of every
+    `arith.truncf` to f16/bf16 and `arith.extf` from f16/bf16, so every
+    rounding the ops' types ask for happens. Other flags are kept.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
   let summary = "Replace matmuls on buffers by calls to the CUDA runtime's cuBLAS GEMM";
   let description = [{
