@@ -24,11 +24,11 @@ case "${1:-}" in
 esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build="${AMP_BUILD_DIR:-$root/build}"
-out=$(mkdir -p "${1:-$root/.gpu-bundle}" && cd "${1:-$root/.gpu-bundle}" && pwd)
-llvm=/usr/lib/llvm-22
-command -v xz >/dev/null || { echo "bundle.sh: xz is missing (apt-get install xz-utils)" >&2; exit 2; }
 [ -x "$build/bin/amp-runner" ] && [ -f "$build/lib/libAmpMLIRCAPI.so" ] ||
   { echo "bundle.sh: no finished build in $build (run scripts/build.sh)" >&2; exit 2; }
+command -v xz >/dev/null || { echo "bundle.sh: xz is missing (apt-get install xz-utils)" >&2; exit 2; }
+out=$(mkdir -p "${1:-$root/.gpu-bundle}" && cd "${1:-$root/.gpu-bundle}" && pwd)
+llvm=/usr/lib/llvm-22
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -61,3 +61,25 @@ def test_autocast_scaling_bad_arguments(argv, message):
     out = run(os.path.join(ROOT, "bench", "autocast_scaling.py"), *argv)
     assert out.returncode == 2, out.stderr
     assert message in out.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--bogus"], "run.sh: unknown argument '--bogus'"),
+    (["--bundle"], "run.sh: --bundle needs a directory"),
+    (["--budget-s"], "run.sh: --budget-s needs a number of seconds"),
+    (["--bundle", "/nonexistent"], "run.sh: /nonexistent/llvm.tar.xz is missing"),
+])
+def test_gpu_run_bad_arguments(argv, message):
+    # Checked before anything is set up or built.
+    r = subprocess.run(["bash", os.path.join(ROOT, "bench", "gpu", "run.sh"), *argv],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert message in r.stderr
+
+
+def test_gpu_bundle_without_a_build(tmp_path):
+    r = subprocess.run(["bash", os.path.join(ROOT, "bench", "gpu", "bundle.sh"),
+                        str(tmp_path / "out")], capture_output=True, text=True,
+                       env={**os.environ, "AMP_BUILD_DIR": str(tmp_path / "nobuild")})
+    assert r.returncode == 2
+    assert "bundle.sh: no finished build in" in r.stderr

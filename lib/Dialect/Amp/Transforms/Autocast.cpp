@@ -676,17 +676,21 @@ private:
       });
   }
 
-  /// The types a processed scf.for's body yields for its carried values
-  /// before the casts the pass put at the yield (back to the carried types).
-  SmallVector<Type> producedTypes(scf::ForOp loop) {
-    SmallVector<Type> types;
+  /// What a processed scf.for's body yields for its carried values, before
+  /// the casts the pass put at the yield (back to the carried types).
+  SmallVector<Value> producedValues(scf::ForOp loop) {
+    SmallVector<Value> values;
     for (Value v : loop.getBody()->getTerminator()->getOperands()) {
       auto cast = v.getDefiningOp<CastOp>();
-      types.push_back(cast && counters.insertedCasts.contains(cast)
-                          ? cast.getIn().getType()
-                          : v.getType());
+      values.push_back(
+          cast && counters.insertedCasts.contains(cast) ? cast.getIn() : v);
     }
-    return types;
+    return values;
+  }
+
+  SmallVector<Type> producedTypes(scf::ForOp loop) {
+    return llvm::to_vector(llvm::map_range(
+        producedValues(loop), [](Value v) { return v.getType(); }));
   }
 
   /// Eager mode, an scf.for. PyTorch runs each iteration on what the one
@@ -794,17 +798,11 @@ private:
     Operation *yield = body->getTerminator();
     SmallVector<Value> args = {loop.getLowerBound()};
     llvm::append_range(args, loop.getInitArgs());
-    SmallVector<Value> values;
-    for (Value v : yield->getOperands()) {
-      auto cast = v.getDefiningOp<CastOp>();
-      if (cast && counters.insertedCasts.contains(cast))
-        v = cast.getIn();
-      // A block argument (a carried value passed through) goes with the
-      // block.
+    SmallVector<Value> values = producedValues(loop);
+    // A block argument (a carried value passed through) goes with the block.
+    for (Value &v : values)
       if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body)
         v = args[arg.getArgNumber()];
-      values.push_back(v);
-    }
     IRRewriter rewriter(loop->getContext());
     rewriter.inlineBlockBefore(body, loop, args);
     rewriter.eraseOp(yield);
