@@ -7,18 +7,25 @@ arrays, and build mixed-precision training steps::
     exe = amp.compile(text, pipeline="amp-cpu-pipeline")
     y = exe.invoke("forward", x, w)
 
+    # CUDA: weights stay on the device across calls
+    exe = amp.compile(text, pipeline="amp-cuda-pipeline")
+    w_dev = amp.to_device(w)
+    y_dev = exe.invoke_device("forward", x, w_dev)   # a DeviceArray
+    y = y_dev.numpy()
+
 Built on libAmpMLIRCAPI.so (MLIR's C API and amp's) through ctypes; see
 README.md for how to make the package importable.
 """
 import os
 
 from .ir import Context, FunctionSignature, MLIRError, Module, TensorSpec
+from .device import DeviceArray, to_device
 from .jit import ExecutionEngine, numpy_dtype
 
 __all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
            "ExecutionEngine", "Executable", "compile", "numpy_dtype",
            "cuda_device_count", "cuda_memory_stats", "cuda_reset_peak_memory",
-           "cuda_release_cached_memory"]
+           "cuda_release_cached_memory", "DeviceArray", "to_device"]
 
 
 def cuda_device_count():
@@ -87,6 +94,11 @@ class Executable:
     def invoke(self, name, *args):
         """Calls ``@name``; see :meth:`ExecutionEngine.invoke`."""
         return self.engine.invoke(name, *args)
+
+    def invoke_device(self, name, *args, donate=()):
+        """Calls ``@name`` on device arrays (CUDA modules); see
+        :meth:`ExecutionEngine.invoke_device`."""
+        return self.engine.invoke_device(name, *args, donate=donate)
 
     def __getattr__(self, name):
         if name in self.__dict__.get("signatures", {}):

@@ -123,6 +123,7 @@ _SIGNATURES = {
     "mlirFunctionTypeGetInput": (MlirType, [MlirType, ctypes.c_ssize_t]),
     "mlirFunctionTypeGetResult": (MlirType, [MlirType, ctypes.c_ssize_t]),
     "mlirTypePrint": (None, [MlirType, MlirStringCallback, _P]),
+    "mlirAttributePrint": (None, [MlirAttribute, MlirStringCallback, _P]),
     # Passes.
     "mlirPassManagerCreate": (MlirPassManager, [MlirContext]),
     "mlirPassManagerDestroy": (None, [MlirPassManager]),

@@ -210,6 +210,24 @@ class Module:
             op = C.lib.mlirOperationGetNextInBlock(op)
         return out
 
+    def function_attribute(self, name, attribute):
+        """The text of attribute ``attribute`` of the top-level ``func.func``
+        or ``llvm.func`` ``@name`` (e.g. ``array<i64: 1, 2>``), or None when
+        the function or the attribute is absent."""
+        op = C.lib.mlirBlockGetFirstOperation(C.lib.mlirModuleGetBody(self._module))
+        while not C.is_null(op):
+            kind = C.lib.mlirIdentifierStr(C.lib.mlirOperationGetName(op)).str()
+            if kind in ("func.func", "llvm.func"):
+                sym = C.lib.mlirOperationGetAttributeByName(op, C.MlirStringRef.of("sym_name"))
+                if C.lib.mlirStringAttrGetValue(sym).str() == name:
+                    attr = C.lib.mlirOperationGetAttributeByName(
+                        op, C.MlirStringRef.of(attribute))
+                    if C.is_null(attr):
+                        return None
+                    return C.print_to_string(C.lib.mlirAttributePrint, attr)
+            op = C.lib.mlirOperationGetNextInBlock(op)
+        return None
+
     def signature(self, name):
         """The :class:`FunctionSignature` of ``func.func @name``.
 

@@ -4,7 +4,9 @@ Functions are called through their ``_mlir_ciface_`` wrappers
 (``llvm.emit_c_interface``): every tensor argument is passed as a pointer to
 a memref descriptor ``{allocated, aligned, offset, sizes[r], strides[r]}``
 over a C-contiguous copy of the numpy array; results come back as new numpy
-arrays (the JIT's buffers are copied and freed).
+arrays (the JIT's buffers are copied and freed). Modules compiled by
+``amp-cuda-pipeline`` can also be called on device arrays, with no copies:
+:meth:`ExecutionEngine.invoke_device`.
 
 Element types: f32, f64, f16 (numpy float16), bf16 (``ml_dtypes.bfloat16``),
 i1 (bool), i8/i16/i32/i64 and index (int64).
@@ -66,6 +68,40 @@ def _descriptor_type(rank):
         _DESCRIPTORS[rank] = type(f"MemRefDescriptor{rank}", (ctypes.Structure,),
                                   {"_fields_": fields})
     return _DESCRIPTORS[rank]
+
+
+def _contiguous_strides(shape):
+    """Element strides of a C-contiguous array of ``shape``."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(int(n), 1)
+    return tuple(reversed(strides))
+
+
+def _check_shape(name, i, dtype, shape, spec):
+    """Raises TypeError/ValueError when an argument's dtype or shape does not
+    match ``spec`` (the message names the argument)."""
+    want_dtype = numpy_dtype(spec.element_type)
+    if dtype != want_dtype:
+        raise TypeError(f"@{name} argument #{i}: expected dtype {want_dtype} "
+                        f"({spec!r}), got {dtype}")
+    if len(shape) != spec.rank:
+        raise ValueError(f"@{name} argument #{i}: expected rank {spec.rank} "
+                         f"({spec!r}), got shape {shape}")
+    for d, (want, have) in enumerate(zip(spec.shape, shape)):
+        if want is not None and want != have:
+            raise ValueError(f"@{name} argument #{i}: dimension {d} must be "
+                             f"{want} ({spec!r}), got shape {shape}")
+
+
+def _checked_array(name, i, arg, spec):
+    """``arg`` as a numpy array of ``spec``'s dtype and shape (Python numbers
+    and nested lists take the argument's dtype)."""
+    if not isinstance(arg, np.ndarray):
+        arg = np.asarray(arg, dtype=numpy_dtype(spec.element_type))
+    _check_shape(name, i, arg.dtype, arg.shape, spec)
+    return arg
 
 
 def _field_type(spec):
@@ -136,6 +172,122 @@ class ExecutionEngine:
             dtype, rank or static dimension that does not match the
             signature (the message names the argument).
         """
+        sig = self._signature(name, args)
+        keep_alive, input_ptrs = [], set()
+        values = [self._pack_argument(name, i, arg, spec, keep_alive, input_ptrs)
+                  for i, (arg, spec) in enumerate(zip(args, sig.inputs))]
+        fields = self._call(name, sig, values, keep_alive)
+        if fields is None:
+            return None
+        # Results may share a buffer (the same value returned twice, or two
+        # results merged by CSE): each buffer is freed once, after all are
+        # copied.
+        to_free = set()
+        out = [self._unpack_result(f, r, input_ptrs, to_free)
+               for f, r in zip(fields, sig.results)]
+        for ptr in to_free:
+            C.libc.free(ptr)
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def invoke_device(self, name, *args, donate=()):
+        """Calls ``@name`` on device arrays, without host copies: its managed
+        entry point ``@name__amp_managed`` (``amp-cuda-pipeline``), which
+        takes and returns buffers in CUDA managed memory.
+
+        Args:
+            args: a :class:`amp_mlir.device.DeviceArray` (or a numpy array,
+                copied to the device for this call) per tensor argument, a
+                Python number per scalar.
+            donate: numbers of the arguments whose device arrays the
+                function may update in place (one-shot bufferization writes
+                function arguments in place; a training step updating its
+                weights, for example). The other device arrays that the
+                function may write (``amp.may_write_args``, which the
+                pipeline records) are copied on the device first, so the
+                caller's arrays keep their values.
+
+        Returns:
+            ``None`` for no result, the value for one, a tuple for several:
+            a DeviceArray per tensor result (which may share its allocation
+            with an argument it updated in place, or with another result),
+            a Python number per scalar.
+
+        Raises:
+            KeyError: unknown function. MLIRError: the module has no managed
+            entry point (not compiled by amp-cuda-pipeline).
+            TypeError/ValueError: as :meth:`invoke`, for device arrays too.
+            RuntimeError: no CUDA device.
+        """
+        from .device import DeviceArray, _Buffer, to_device
+        sig = self._signature(name, args)
+        entry = name + "__amp_managed"
+        if not C.lib.mlirExecutionEngineLookupPacked(
+                self._engine, C.MlirStringRef.of("_mlir_ciface_" + entry)):
+            raise MLIRError(f"@{name} has no managed entry point @{entry} "
+                            "(compile with amp-cuda-pipeline)", [])
+        donate = set(donate)
+        if not donate <= set(range(len(args))):
+            raise ValueError(f"@{name}: donate={sorted(donate)} names arguments outside "
+                             f"0..{len(args) - 1}")
+        written = self._may_write_args(entry)
+        keep_alive, owners, values = [], {}, []
+        for i, (arg, spec) in enumerate(zip(args, sig.inputs)):
+            if spec.is_scalar:
+                values.append(self._pack_scalar(name, i, arg, spec, keep_alive))
+                continue
+            if isinstance(arg, DeviceArray):
+                _check_shape(name, i, arg.dtype, arg.shape, spec)
+                if i in written and i not in donate:
+                    arg = arg.copy()
+            else:
+                arg = to_device(_checked_array(name, i, arg, spec), spec.element_type)
+            keep_alive.append(arg)
+            if arg.allocated_ptr:
+                owners[arg.allocated_ptr] = arg._buffer
+            desc = _descriptor_type(spec.rank)()
+            desc.allocated, desc.aligned, desc.offset = arg.allocated_ptr, arg.data_ptr, 0
+            for d, (size, stride) in enumerate(zip(arg.shape, _contiguous_strides(arg.shape))):
+                desc.sizes[d], desc.strides[d] = size, stride
+            keep_alive.append(desc)
+            values.append(desc)
+        fields = self._call(entry, sig, values, keep_alive)
+        if fields is None:
+            return None
+        out = []
+        for field, spec in zip(fields, sig.results):
+            if spec.is_scalar:
+                out.append(bool(field) if spec.element_type == "i1" else field)
+                continue
+            dtype = numpy_dtype(spec.element_type)
+            shape = tuple(field.sizes[d] for d in range(spec.rank))
+            strides = tuple(field.strides[d] for d in range(spec.rank))
+            if any(n > 1 and s != c for n, s, c in
+                   zip(shape, strides, _contiguous_strides(shape))):
+                raise MLIRError(f"@{entry} returned a strided buffer {strides} for "
+                                f"{spec!r} (the pipeline returns identity layouts)", [])
+            # An argument updated in place and returned, or a buffer returned
+            # twice: one owner, freed once.
+            allocated = field.allocated or 0
+            buffer = owners.get(allocated) if allocated else None
+            if buffer is None:
+                buffer = _Buffer(allocated or None)
+                if allocated:
+                    owners[allocated] = buffer
+            data = (field.aligned or 0) + field.offset * dtype.itemsize
+            out.append(DeviceArray(buffer, data, shape, dtype, spec.element_type))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def _may_write_args(self, entry):
+        """The arguments the managed entry point may write in place."""
+        text = self.module.function_attribute(entry, "amp.may_write_args")
+        if text is None:
+            # Not recorded: assume every argument may be written.
+            return set(range(len(self.signatures[entry[:-len("__amp_managed")]].inputs)))
+        inside = text[text.index("<") + 1:text.rindex(">")]
+        _, _, numbers = inside.partition(":")
+        return {int(n) for n in numbers.split(",") if n.strip()}
+
+    def _signature(self, name, args):
         if name not in self.signatures:
             raise KeyError(f"amp_mlir: no function @{name} was compiled "
                            f"(functions: {', '.join(sorted(self.signatures))})")
@@ -143,7 +295,14 @@ class ExecutionEngine:
         if len(args) != len(sig.inputs):
             raise TypeError(f"@{name} takes {len(sig.inputs)} arguments, "
                             f"{len(args)} given")
-        keep_alive, packed, input_ptrs = [], [], set()
+        return sig
+
+    def _call(self, symbol, sig, values, keep_alive):
+        """Calls ``_mlir_ciface_<symbol>`` with packed argument ``values``
+        (scalars, or descriptors that the wrapper takes by pointer). Returns
+        None without results, else the list of result fields (descriptors, or
+        numbers for scalars)."""
+        packed = []
         # Results: one scalar is returned by value (last packed slot); anything
         # else comes through a pointer to a struct as the first parameter.
         results = sig.results
@@ -156,8 +315,7 @@ class ExecutionEngine:
             ptr = ctypes.pointer(result_struct)
             keep_alive.append(ptr)
             packed.append(ctypes.cast(ctypes.pointer(ptr), ctypes.c_void_p))
-        for i, (arg, spec) in enumerate(zip(args, sig.inputs)):
-            value = self._pack_argument(name, i, arg, spec, keep_alive, input_ptrs)
+        for value, spec in zip(values, sig.inputs):
             if not spec.is_scalar:
                 # The wrapper takes the descriptor by pointer; the packed slot
                 # points at that pointer.
@@ -171,64 +329,23 @@ class ExecutionEngine:
 
         array = (ctypes.c_void_p * max(len(packed), 1))(*packed)
         res = C.lib.mlirExecutionEngineInvokePacked(
-            self._engine, C.MlirStringRef.of(name), array)  # -> _mlir_ciface_<name>
+            self._engine, C.MlirStringRef.of(symbol), array)  # -> _mlir_ciface_<symbol>
         if not res.value:
-            raise MLIRError(f"@{name} has no C interface wrapper in the JIT "
+            raise MLIRError(f"@{symbol} has no C interface wrapper in the JIT "
                             "(mark it with emit_c_interface before lowering)", [])
         if not results:
             return None
         if scalar_result is not None:
-            return self._scalar_value(scalar_result, results[0])
-        # Results may share a buffer (the same value returned twice, or two
-        # results merged by CSE): each buffer is freed once, after all are
-        # copied.
-        to_free = set()
+            return [scalar_result.value]
         if len(results) == 1:
-            out = self._unpack_result(result_struct, results[0], input_ptrs, to_free)
-        else:
-            out = tuple(self._unpack_result(getattr(result_struct, f"r{i}"), r,
-                                            input_ptrs, to_free)
-                        for i, r in enumerate(results))
-        for ptr in to_free:
-            C.libc.free(ptr)
-        return out
+            return [result_struct]
+        return [getattr(result_struct, f"r{i}") for i in range(len(results))]
 
     @staticmethod
     def _pack_argument(name, i, arg, spec, keep_alive, input_ptrs):
         if spec.is_scalar:
-            t = spec.element_type
-            if t in _INT_RANGES:
-                if isinstance(arg, (float, np.floating)) or not isinstance(
-                        arg, (int, np.integer, bool, np.bool_)):
-                    raise TypeError(f"@{name} argument #{i}: expected an integer "
-                                    f"({t}), got {type(arg).__name__}")
-                lo, hi = _INT_RANGES[t]
-                if t == "i1" and not isinstance(arg, (bool, np.bool_)) and arg not in (0, 1):
-                    raise ValueError(f"@{name} argument #{i}: {arg} is not a valid i1 (0/1/bool)")
-                if not lo <= int(arg) <= hi:
-                    raise OverflowError(f"@{name} argument #{i}: {arg} does not fit in {t} "
-                                        f"[{lo}, {hi}]")
-            elif not isinstance(arg, (int, float, np.integer, np.floating)):
-                raise TypeError(f"@{name} argument #{i}: expected a number ({t}), "
-                                f"got {type(arg).__name__}")
-            value = _scalar_ctype(t)(arg)
-            keep_alive.append(value)
-            return value
-        dtype = numpy_dtype(spec.element_type)
-        if not isinstance(arg, np.ndarray):
-            # Python numbers and nested lists take the argument's dtype.
-            arg = np.asarray(arg, dtype=dtype)
-        array = arg
-        if array.dtype != dtype:
-            raise TypeError(f"@{name} argument #{i}: expected dtype {dtype} "
-                            f"({spec!r}), got {array.dtype}")
-        if array.ndim != spec.rank:
-            raise ValueError(f"@{name} argument #{i}: expected rank {spec.rank} "
-                             f"({spec!r}), got shape {array.shape}")
-        for d, (want, have) in enumerate(zip(spec.shape, array.shape)):
-            if want is not None and want != have:
-                raise ValueError(f"@{name} argument #{i}: dimension {d} must be "
-                                 f"{want} ({spec!r}), got shape {array.shape}")
+            return ExecutionEngine._pack_scalar(name, i, arg, spec, keep_alive)
+        array = _checked_array(name, i, arg, spec)
         # A private copy: compiled code may write its arguments in place.
         array = np.array(array, order="C", copy=True)
         keep_alive.append(array)
@@ -244,6 +361,27 @@ class ExecutionEngine:
             input_ptrs.add(data)
         keep_alive.append(desc)
         return desc
+
+    @staticmethod
+    def _pack_scalar(name, i, arg, spec, keep_alive):
+        t = spec.element_type
+        if t in _INT_RANGES:
+            if isinstance(arg, (float, np.floating)) or not isinstance(
+                    arg, (int, np.integer, bool, np.bool_)):
+                raise TypeError(f"@{name} argument #{i}: expected an integer "
+                                f"({t}), got {type(arg).__name__}")
+            lo, hi = _INT_RANGES[t]
+            if t == "i1" and not isinstance(arg, (bool, np.bool_)) and arg not in (0, 1):
+                raise ValueError(f"@{name} argument #{i}: {arg} is not a valid i1 (0/1/bool)")
+            if not lo <= int(arg) <= hi:
+                raise OverflowError(f"@{name} argument #{i}: {arg} does not fit in {t} "
+                                    f"[{lo}, {hi}]")
+        elif not isinstance(arg, (int, float, np.integer, np.floating)):
+            raise TypeError(f"@{name} argument #{i}: expected a number ({t}), "
+                            f"got {type(arg).__name__}")
+        value = _scalar_ctype(t)(arg)
+        keep_alive.append(value)
+        return value
 
     @staticmethod
     def _scalar_value(value, spec):

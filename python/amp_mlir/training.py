@@ -452,17 +452,26 @@ class Trainer:
         init_scale: initial loss scale (GradScaler's 65536).
         mode: autocast mode of the pipeline (``graph`` or ``eager``).
         target: ``cpu`` (amp-cpu-pipeline) or ``cuda`` (amp-cuda-pipeline
-            for ``chip``; needs a CUDA device: RuntimeError otherwise).
+            for ``chip``; needs a CUDA device: RuntimeError otherwise). On
+            ``cuda`` the parameters, optimizer state and loss-scaler state
+            stay on the device between steps (:class:`DeviceArray`, the
+            managed entry point ``@train_step__amp_managed``): a step copies
+            only the batch in (none when ``x``/``y`` are device arrays) and
+            the loss and loss scale out.
+        gemm: matmuls on ``cuda``: ``codegen`` (tensor-core kernels) or
+            ``cublas`` (cublasGemmEx); see amp-cuda-pipeline.
 
     Attributes:
         params, state: lists of numpy arrays (f32 master weights, optimizer
-            state). scale_history: the loss scale after every step.
+            state; on ``cuda``, copies of the device arrays).
+        scale, tracker: the loss scale (f32) and the growth tracker (i32),
+            0-d numpy arrays. scale_history: the loss scale after every step.
         skipped_steps: steps whose gradients had inf/NaN.
     """
 
     def __init__(self, layers, batch, in_features, classes, optimizer, autocast=None,
                  loss_scaling=False, eval_batch=None, seed=0, init_scale=65536.0,
-                 mode="graph", target="cpu", chip="sm_90"):
+                 mode="graph", target="cpu", chip="sm_90", gemm="codegen"):
         from . import compile as amp_compile
         if loss_scaling and not (np.isfinite(init_scale) and init_scale > 0):
             raise ValueError(f"init_scale must be finite and positive, got {init_scale!r}")
@@ -477,41 +486,79 @@ class Trainer:
         if target == "cpu":
             pipeline = f"amp-cpu-pipeline{{autocast={enabled} mode={mode}}}"
         elif target == "cuda":
-            pipeline = f"amp-cuda-pipeline{{autocast={enabled} mode={mode} chip={chip}}}"
+            pipeline = (f"amp-cuda-pipeline{{autocast={enabled} mode={mode} chip={chip} "
+                        f"gemm={gemm}}}")
         else:
             raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
         self.exe = amp_compile(self.ir, pipeline=pipeline)
         rng = np.random.default_rng(seed)
         specs = _model_params(layers)
         self.param_names = [n for n, _, _ in specs]
-        self.params = [init(rng) for _, _, init in specs]
-        self.state = [np.full(shape, getattr(optimizer, "initial_state", lambda n: 0.0)(name),
-                              np.float32)
-                      for name, shape in optimizer.state([(n, s) for n, s, _ in specs])]
-        self.scale = np.array(init_scale, np.float32)
-        self.tracker = np.array(0, np.int32)
+        params = [init(rng) for _, _, init in specs]
+        state = [np.full(shape, getattr(optimizer, "initial_state", lambda n: 0.0)(name),
+                         np.float32)
+                 for name, shape in optimizer.state([(n, s) for n, s, _ in specs])]
+        scaler = [np.array(init_scale, np.float32), np.array(0, np.int32)]
+        # On cuda the step's arrays stay on the device (donated to each
+        # step, which updates them in place).
+        self._resident = target == "cuda"
+        if self._resident:
+            from .device import to_device
+            params, state, scaler = ([to_device(a) for a in group]
+                                     for group in (params, state, scaler))
+        self._params, self._state, self._scaler = params, state, scaler
         self.scale_history, self.skipped_steps = [], 0
 
+    def _host(self, arrays):
+        return [a.numpy() for a in arrays] if self._resident else list(arrays)
+
+    @property
+    def params(self):
+        return self._host(self._params)
+
+    @property
+    def state(self):
+        return self._host(self._state)
+
+    @property
+    def scale(self):
+        return self._host(self._scaler)[0]
+
+    @property
+    def tracker(self):
+        return self._host(self._scaler)[1]
+
     def step(self, x, y_onehot):
-        """One training step; returns the (unscaled) loss as a float."""
-        args = [np.asarray(x, np.float32), np.asarray(y_onehot, np.float32)]
-        args += self.params + self.state
+        """One training step on a batch ``x`` ``[batch, in_features]`` and
+        one-hot labels ``[batch, classes]`` (f32 numpy arrays, or device
+        arrays on ``cuda``); returns the (unscaled) loss as a float."""
+        args = [self._batch(x), self._batch(y_onehot)] + self._params + self._state
         if self.loss_scaling:
-            args += [self.scale, self.tracker]
-        out = self.exe.invoke("train_step", *args)
+            args += self._scaler
+        if self._resident:
+            # Weights, optimizer and scaler state: updated in place.
+            out = self.exe.invoke_device("train_step", *args, donate=range(2, len(args)))
+        else:
+            out = self.exe.invoke("train_step", *args)
         loss, rest = out[0], list(out[1:])
-        n = len(self.params)
-        self.params, self.state = rest[:n], rest[n:n + len(self.state)]
+        n, m = len(self._params), len(self._state)
+        self._params, self._state = rest[:n], rest[n:n + m]
         found_inf = rest[-1]
         if self.loss_scaling:
-            self.scale, self.tracker = rest[-3], rest[-2]
+            self._scaler = rest[-3:-1]
             self.scale_history.append(float(self.scale))
         self.skipped_steps += int(found_inf)
-        return float(loss)
+        return float(loss.numpy() if self._resident else loss)
+
+    def _batch(self, a):
+        from .device import DeviceArray
+        return a if self._resident and isinstance(a, DeviceArray) else np.asarray(a, np.float32)
 
     def predict(self, x):
-        """Logits of ``x`` (``[eval_batch, in_features]``)."""
-        return self.exe.invoke("predict", np.asarray(x, np.float32), *self.params)
+        """Logits of ``x`` (``[eval_batch, in_features]``), a numpy array."""
+        if self._resident:
+            return self.exe.invoke_device("predict", self._batch(x), *self._params).numpy()
+        return self.exe.invoke("predict", np.asarray(x, np.float32), *self._params)
 
 
 def cast_statistics(ir_text, mode="graph"):

@@ -187,3 +187,22 @@ func.func @cast_encoding(%x: tensor<4xf32, #sp>) {
   %0 = amp.cast %x : tensor<4xf32, #sp> to tensor<4xf16>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'amp.may_write_args' must be an array<i64: ...> of argument numbers on a function}}
+"test.op"() {amp.may_write_args = array<i64: 0>} : () -> ()
+
+// -----
+
+// expected-error @+1 {{'amp.may_write_args' must be an array<i64: ...> of argument numbers on a function}}
+func.func @may_write_not_array(%a: memref<4xf32>) attributes {amp.may_write_args = [0]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.may_write_args': argument 1 out of range (the function has 1)}}
+func.func @may_write_out_of_range(%a: memref<4xf32>) attributes {amp.may_write_args = array<i64: 1>} {
+  return
+}

@@ -63,6 +63,21 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << "'" << getComputeTypeAttrName() << "' must be a float type";
     return success();
   }
+  if (attr.getName() == getMayWriteArgsAttrName()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    auto args = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!func || !args)
+      return op->emitError() << "'" << getMayWriteArgsAttrName()
+                             << "' must be an array<i64: ...> of argument "
+                                "numbers on a function";
+    for (int64_t i : args.asArrayRef())
+      if (i < 0 || i >= static_cast<int64_t>(func.getNumArguments()))
+        return op->emitError()
+               << "'" << getMayWriteArgsAttrName() << "': argument " << i
+               << " out of range (the function has "
+               << func.getNumArguments() << ")";
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "'";
 }

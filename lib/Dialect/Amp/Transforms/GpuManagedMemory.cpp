@@ -18,16 +18,23 @@
 //   allocation once. The copies between identity-layout buffers are
 //   `gpu.memcpy`s (the driver's copy engine; managed pages stay on the
 //   device). Callers (the JIT runner, the Python package) pass and
-//   free ordinary host memory.
+//   free ordinary host memory;
+// - the managed body `<name>__amp_managed` stays public (with the C
+//   interface `<name>` had): callers that keep their buffers in managed
+//   memory across calls (the Python package's device arrays) call it
+//   directly, without copies. It may write its arguments in place (one-shot
+//   bufferization's function arguments are writable; `amp.may_write_args`
+//   lists those the alias walk cannot rule out), and it returns buffers the
+//   caller frees, or its arguments themselves.
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
@@ -315,7 +322,7 @@ struct AmpGpuManagedMemoryPass
     return success();
   }
 
-  /// Makes `func` a host-memory wrapper around a private managed copy of
+  /// Makes `func` a host-memory wrapper around a public managed copy of
   /// its body: arguments are copied into managed buffers (and back after
   /// the call when the body may write them), results are copied out to
   /// malloc'ed buffers, and each managed allocation is freed once.
@@ -342,8 +349,10 @@ struct AmpGpuManagedMemoryPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     IRRewriter rewriter(ctx);
-    // The managed body, private, under a new name; calls in the module go
-    // there.
+    // The managed body under a new name; calls in the module go there. It
+    // stays public, with the C interface the function had, as the entry
+    // point for callers that keep their buffers in managed memory across
+    // calls (the Python package's device arrays): no copies.
     auto body = cast<func::FuncOp>(func->clone());
     std::string name = (func.getName() + "__amp_managed").str();
     if (SymbolTable::lookupSymbolIn(module, name))
@@ -351,8 +360,6 @@ struct AmpGpuManagedMemoryPass
              << func.getName() << " would be @" << name
              << ", a symbol the module already has";
     body.setName(name);
-    body.setPrivate();
-    body->removeAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName());
     module.insert(std::next(func->getIterator()), body);
     if (failed(SymbolTable::replaceAllSymbolUses(
             func.getNameAttr(), StringAttr::get(ctx, name), module)))
@@ -376,11 +383,19 @@ struct AmpGpuManagedMemoryPass
       copies.push_back(copy);
     }
     auto call = func::CallOp::create(rewriter, loc, body, args);
-    // Write-back of the arguments the body may have written in place.
+    // Write-back of the arguments the body may have written in place; the
+    // body records them for its direct callers (`amp.may_write_args`, which
+    // the LLVM lowering keeps on the function).
+    SmallVector<int64_t> written;
     for (auto [arg, copy, bodyArg] :
-         llvm::zip(block->getArguments(), args, body.getArguments()))
-      if (arg != copy && mayWrite(bodyArg))
-        copyBuffer(rewriter, loc, copy, arg);
+         llvm::zip(block->getArguments(), args, body.getArguments())) {
+      if (arg == copy || !mayWrite(bodyArg))
+        continue;
+      copyBuffer(rewriter, loc, copy, arg);
+      written.push_back(bodyArg.getArgNumber());
+    }
+    body->setAttr(AmpDialect::getMayWriteArgsAttrName(),
+                  rewriter.getDenseI64ArrayAttr(written));
     SmallVector<Value> results, freedPointers;
     for (Value copy : copies)
       freedPointers.push_back(baseBuffer(rewriter, loc, copy).second);

@@ -23,7 +23,7 @@
 // CHECK: return %[[HOST]]
 // The managed body: constants copied at entry, allocations managed, the
 // copies freed before the return.
-// CHECK-LABEL: func private @public__amp_managed
+// CHECK-LABEL: func @public__amp_managed
 // CHECK-SAME: (%[[X:.*]]: memref<?x4xf32>)
 // CHECK: %[[G:.*]] = memref.get_global @cst
 // CHECK: %[[GM:.*]] = gpu.alloc host_shared () : memref<4xf32>
@@ -62,7 +62,7 @@ func.func @public(%x: memref<?x4xf32>) -> memref<?x4xf32> {
 // CHECK: call @callee__amp_managed
 // CHECK-LABEL: func @callee
 // CHECK: call @callee__amp_managed
-// CHECK-LABEL: func private @callee__amp_managed
+// CHECK-LABEL: func @callee__amp_managed
 func.func @caller() -> memref<8xf32> {
   %m = memref.alloc() : memref<8xf32>
   %r = call @callee(%m) : (memref<8xf32>) -> memref<8xf32>
@@ -111,6 +111,9 @@ func.func @two_views() -> (memref<4x4xf32>, memref<16xf32>) {
 // CHECK: gpu.memcpy async [%{{.*}}] %[[B]], %[[MB]]
 // CHECK: gpu.memcpy async [%{{.*}}] %[[C]], %[[MC]]
 // CHECK: return
+// The body lists them for its direct callers.
+// CHECK-LABEL: func @write_back__amp_managed(
+// CHECK-SAME: attributes {amp.may_write_args = array<i64: 1, 2>}
 func.func private @opaque(memref<4xf32>)
 func.func @write_back(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) {
   %c1 = arith.constant 1 : index
@@ -140,6 +143,8 @@ func.func @write_back(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) {
 // CHECK: gpu.memcpy async [%{{.*}}] %[[W]], %[[MW]]
 // CHECK-NOT: gpu.memcpy {{.*}} %[[R]], %[[MR]]
 // CHECK: return
+// CHECK-LABEL: func @carried__amp_managed(
+// CHECK-SAME: attributes {amp.may_write_args = array<i64: 1>}
 func.func @carried(%r: memref<4xf32>, %w: memref<4xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -269,7 +274,7 @@ func.func @escapes(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) -> i
 
 // A constant's managed copy that the function returns goes to the caller
 // (the wrapper frees it once after copying it out), not freed in the body.
-// CHECK-LABEL: func private @return_constant__amp_managed
+// CHECK-LABEL: func @return_constant__amp_managed
 // CHECK: %[[G:.*]] = gpu.alloc host_shared () : memref<4xf32>
 // CHECK-NOT: gpu.dealloc
 // CHECK: return %[[G]]
@@ -277,4 +282,17 @@ memref.global "private" constant @four : memref<4xf32> = dense<1.0>
 func.func @return_constant() -> memref<4xf32> {
   %g = memref.get_global @four : memref<4xf32>
   return %g : memref<4xf32>
+}
+
+// -----
+
+// The managed body stays public with the wrapper's C interface: the entry
+// point for callers whose buffers live in managed memory across calls.
+// CHECK-LABEL: func @c_interface(
+// CHECK-SAME: attributes {llvm.emit_c_interface}
+// CHECK: call @c_interface__amp_managed
+// CHECK-LABEL: func @c_interface__amp_managed(
+// CHECK-SAME: attributes {amp.may_write_args = array<i64>, llvm.emit_c_interface}
+func.func @c_interface(%a: memref<4xf32>) -> memref<4xf32> attributes {llvm.emit_c_interface} {
+  return %a : memref<4xf32>
 }

@@ -48,6 +48,11 @@ def Amp_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getComputeTypeAttrName() {
       return ::llvm::StringLiteral("amp.compute_type");
     }
+    /// Name of the list of arguments a managed body may write in place
+    /// (`amp-gpu-managed-memory`): a DenseI64ArrayAttr of argument numbers.
+    static constexpr ::llvm::StringLiteral getMayWriteArgsAttrName() {
+      return ::llvm::StringLiteral("amp.may_write_args");
+    }
   }];
 }
 

@@ -341,21 +341,30 @@ def AmpGpuManagedMemory : Pass<"amp-gpu-managed-memory", "ModuleOp"> {
 
     Public functions keep a host-memory ABI: `@f` becomes a wrapper that
     copies its memref arguments into managed buffers, calls the managed body
-    (now the private `@f__amp_managed`, which calls inside the module use
-    directly), copies the arguments back (the body may write them), copies
-    the results into `memref.alloc` (malloc) buffers, and frees each managed
-    allocation once (results that share a buffer, or return an argument,
-    are compared at run time).
+    `@f__amp_managed` (which calls inside the module use directly), copies
+    the arguments back when the body may write them, copies the results
+    into `memref.alloc` (malloc) buffers, and frees each managed allocation
+    once (results that share a buffer, or return an argument, are compared
+    at run time).
+
+    The managed body stays public, with the `llvm.emit_c_interface` that
+    `@f` had: the entry point for callers that keep their buffers in
+    managed memory across calls (device-resident weights: the Python
+    package's `DeviceArray`s, `Executable.invoke_device`), with no copies.
+    It takes managed buffers, may write them in place (one-shot
+    bufferization treats function arguments as writable; the attribute
+    `amp.may_write_args = array<i64: ...>` lists the arguments that the
+    conservative alias walk cannot rule out, the ones the wrapper copies
+    back), and returns managed buffers that the caller frees
+    (`mgpuMemFree`) unless a result is one of its arguments.
 
     Errors: a stack buffer a kernel uses; a mutable global; a public
     function with an unranked or strided memref argument or result; a
-    non-identity allocation.
-
-    This is the first memory model of `amp-cuda-pipeline`: correct, but it
-    copies arguments and constants on every call; keeping weights resident
-    on the device across calls is the next step.
+    non-identity allocation; a module that already has a symbol named
+    `f__amp_managed`.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::func::FuncDialect"];
 }
