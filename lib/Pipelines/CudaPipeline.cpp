@@ -133,13 +133,16 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   // 7. Kernels to NVVM and a binary, host code to LLVM: upstream's
   // gpu-lower-to-nvvm-pipeline, spelled out so that gpu-module-to-binary
   // gets the CUDA toolkit (libdevice for __nv_* math functions, ptxas)
-  // without relying on PATH or CUDA_HOME. One change: arith and index ops
+  // without relying on PATH or CUDA_HOME. After outlining, the launches,
+  // copies and frees of each block are queued on one stream
+  // (amp-gpu-async-launches). One more change: arith and index ops
   // are converted to LLVM on the host functions only, and inside kernels
   // by convert-gpu-to-nvvm, which maps ops NVPTX cannot select to libdevice
   // (arith.remf to __nv_fmodf; upstream's module-wide convert-arith-to-llvm
   // turns it into llvm.frem first, which convert-gpu-to-nvvm rejects).
   std::string lower =
       "lower-affine,convert-nvgpu-to-nvvm,gpu-kernel-outlining,"
+      "func.func(amp-gpu-async-launches),"
       "convert-vector-to-scf,convert-scf-to-cf,convert-nvvm-to-llvm,"
       "convert-func-to-llvm,expand-strided-metadata,"
       "nvvm-attach-target{chip=" +

@@ -36,6 +36,7 @@
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #define AMP_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -230,16 +231,44 @@ AMP_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
 // Streams and events
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Streams that mgpuStreamDestroy gave back, for the next mgpuStreamCreate:
+/// the host code creates and destroys one per run of queued launches
+/// (amp-gpu-async-launches), and cuStreamCreate/cuStreamDestroy cost
+/// microseconds each. Kept until the process exits.
+struct StreamPool {
+  std::mutex mutex;
+  std::vector<CUstream> streams;
+};
+
+StreamPool &streamPool() {
+  static StreamPool pool;
+  return pool;
+}
+} // namespace
+
 AMP_EXPORT CUstream mgpuStreamCreate() {
+  {
+    StreamPool &pool = streamPool();
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    if (!pool.streams.empty()) {
+      CUstream stream = pool.streams.back();
+      pool.streams.pop_back();
+      return stream;
+    }
+  }
   ScopedContext scope;
   CUstream stream = nullptr;
   AMP_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   return stream;
 }
 
+/// Gives the stream back to the pool (gpu-to-llvm destroys a stream right
+/// after synchronizing it, so it has no work left).
 AMP_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  ScopedContext scope;
-  AMP_CHECK(cuStreamDestroy(stream));
+  StreamPool &pool = streamPool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  pool.streams.push_back(stream);
 }
 
 AMP_EXPORT void mgpuStreamSynchronize(CUstream stream) {
@@ -355,9 +384,13 @@ public:
     return freeBuffers[0].empty() && freeBuffers[1].empty();
   }
 
-  /// Returns every cached buffer to the driver.
+  /// Returns every cached buffer to the driver, once the device is idle:
+  /// the host frees a buffer when it reaches the free, and kernels queued
+  /// before it may still use it (amp-gpu-async-launches).
   void release() {
     std::lock_guard<std::mutex> lock(mutex);
+    if (!freeBuffers[0].empty() || !freeBuffers[1].empty())
+      AMP_CHECK(cuCtxSynchronize());
     for (auto &pool : freeBuffers) {
       for (auto &entry : pool)
         AMP_CHECK(cuMemFree(entry.second));
@@ -402,8 +435,10 @@ AMP_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
   return bufferCache().allocate(sizeBytes, isHostShared);
 }
 
-/// Gives the buffer back to the cache. The host code that amp-cuda-pipeline
-/// emits synchronizes after each launch, so no kernel still uses it.
+/// Gives the buffer back to the cache, at once: kernels queued before the
+/// free may still use it, but the buffer's next user (an mgpuMemAlloc of
+/// the same size) is queued after them on the same stream, or is host code
+/// that amp-gpu-async-launches makes wait for the stream first.
 AMP_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
   if (!ptr)
     return;

@@ -20,7 +20,7 @@
 // CHECK-DAG: gpu.binary @layer__amp_managed_kernel
 // CHECK-DAG: llvm.call @mgpuMemAlloc
 // CHECK-DAG: llvm.call @mgpuMemFree
-// CHECK-DAG: gpu.launch_func @layer__amp_managed_kernel{{.*}}::@layer__amp_managed_kernel
+// CHECK-DAG: gpu.launch_func <%{{.*}} : !llvm.ptr> @layer__amp_managed_kernel::@layer__amp_managed_kernel
 // The PTX: the ISA version of sm_90 and one tensor-core kernel.
 // CHECK-DAG: .version 8.0
 // CHECK-DAG: .target sm_90

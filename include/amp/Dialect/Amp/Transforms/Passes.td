@@ -328,6 +328,40 @@ def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> 
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
+def AmpGpuAsyncLaunches : Pass<"amp-gpu-async-launches", "func::FuncOp"> {
+  let summary = "Queue the host code's kernel launches, copies and frees on one stream; wait only where the host needs memory";
+  let description = [{
+    Runs on host code after `gpu-kernel-outlining` and
+    `amp-gpu-managed-memory`, before `gpu-to-llvm`. MLIR 22's `gpu-to-llvm`
+    gives every synchronous `gpu.launch_func` a stream of its own, created,
+    synchronized and destroyed around the launch, and
+    `amp-gpu-managed-memory` waits for every copy and free the same way: a
+    training step of a few hundred kernels pays a host round trip for each.
+
+    In each block, in order:
+    - a synchronous `gpu.launch_func` becomes async, after the last queued
+      op (the first one starts a stream: `gpu.wait async`);
+    - a `gpu.memcpy`, `gpu.memset` or `gpu.dealloc` that starts a stream
+      of its own and is waited for at once (`%s = gpu.wait async`,
+      `%t = gpu.memcpy async [%s] ...`, `gpu.wait [%t]`) is queued the same
+      way, its waits removed;
+    - `gpu.alloc` and ops without memory effects do not wait: a freed buffer
+      that an allocation hands out again is reused in stream order;
+    - before any other op (a host load or store, a call, an op with
+      regions, an op with unknown effects) and before the block's
+      terminator, `gpu.wait [%token]` waits for everything queued.
+
+    So the host never touches memory that queued work may still use, and
+    nothing is queued across region boundaries (each block of an `scf.for`
+    or `scf.if` has its own chain, finished before its terminator). The
+    CUDA runtime frees a buffer (back to its cache) when the host reaches
+    the free, not when the stream does; the buffer's next user is queued
+    after it on the same stream, and the cache synchronizes the device
+    before it returns buffers to the driver.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def AmpGpuManagedMemory : Pass<"amp-gpu-managed-memory", "ModuleOp"> {
   let summary = "Put the host code's buffers in CUDA managed memory for GPU kernels";
   let description = [{
