@@ -104,8 +104,8 @@ struct AmpGpuAsyncLaunchesPass
 
     // The ops as they are now: the loop erases the waits of the pattern
     // above, before and after the op it visits.
-    SmallVector<Operation *> ops = llvm::map_to_vector(
-        block, [](Operation &op) { return &op; });
+    SmallVector<Operation *> ops =
+        llvm::map_to_vector(block, [](Operation &op) { return &op; });
     llvm::SmallPtrSet<Operation *, 8> erased;
     for (Operation *opPtr : ops) {
       if (erased.contains(opPtr))
