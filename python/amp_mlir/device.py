@@ -15,6 +15,7 @@ would otherwise stop the process at its first call).
 """
 
 import ctypes
+import math
 
 import numpy as np
 
@@ -97,12 +98,25 @@ class DeviceArray:
     @classmethod
     def empty(cls, shape, element_type):
         """An uninitialized device array of ``shape`` and MLIR element type
-        ``element_type``. Raises RuntimeError without a CUDA device."""
+        ``element_type``.
+
+        Raises:
+            TypeError: a dimension that is not an integer. ValueError: a
+            negative one. OverflowError: more bytes than any device has
+            (2^48). RuntimeError: no CUDA device.
+        """
         dtype = numpy_dtype(element_type)
+        shape = tuple(shape)
+        if not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                   for d in shape):
+            raise TypeError(f"amp_mlir: shape {shape} must hold integers")
         shape = tuple(int(d) for d in shape)
         if any(d < 0 for d in shape):
             raise ValueError(f"amp_mlir: negative dimension in shape {shape}")
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes >= 1 << 48:
+            raise OverflowError(f"amp_mlir: a {element_type} array of shape {shape} needs "
+                                f"{nbytes} bytes, more than any device has")
         lib = _cuda()
         ptr = lib.mgpuMemAlloc(nbytes, None, True) if nbytes else None
         return cls(_Buffer(ptr), ptr or 0, shape, dtype, element_type)
@@ -113,7 +127,7 @@ class DeviceArray:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def nbytes(self):
@@ -162,7 +176,8 @@ def to_device(array, element_type=None):
     array = np.asarray(array)
     if element_type is None:
         element_type = _element_type(array.dtype)
-    host = np.ascontiguousarray(array, dtype=numpy_dtype(element_type))
+    # np.array keeps 0-d arrays 0-d (np.ascontiguousarray makes them 1-d).
+    host = np.array(array, dtype=numpy_dtype(element_type), order="C")
     out = DeviceArray.empty(host.shape, element_type)
     _copy(out.data_ptr, host.ctypes.data, host.nbytes)
     return out

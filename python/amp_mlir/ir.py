@@ -214,6 +214,9 @@ class Module:
         """The text of attribute ``attribute`` of the top-level ``func.func``
         or ``llvm.func`` ``@name`` (e.g. ``array<i64: 1, 2>``), or None when
         the function or the attribute is absent."""
+        if not isinstance(name, str) or not isinstance(attribute, str):
+            raise TypeError("function_attribute takes two strings: the function's "
+                            "and the attribute's names")
         op = C.lib.mlirBlockGetFirstOperation(C.lib.mlirModuleGetBody(self._module))
         while not C.is_null(op):
             kind = C.lib.mlirIdentifierStr(C.lib.mlirOperationGetName(op)).str()

@@ -99,7 +99,11 @@ def _checked_array(name, i, arg, spec):
     """``arg`` as a numpy array of ``spec``'s dtype and shape (Python numbers
     and nested lists take the argument's dtype)."""
     if not isinstance(arg, np.ndarray):
-        arg = np.asarray(arg, dtype=numpy_dtype(spec.element_type))
+        try:
+            arg = np.asarray(arg, dtype=numpy_dtype(spec.element_type))
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"@{name} argument #{i}: expected an array for {spec!r}, "
+                            f"got {type(arg).__name__} ({e})") from e
     _check_shape(name, i, arg.dtype, arg.shape, spec)
     return arg
 
@@ -230,6 +234,18 @@ class ExecutionEngine:
             raise ValueError(f"@{name}: donate={sorted(donate)} names arguments outside "
                              f"0..{len(args) - 1}")
         written = self._may_write_args(entry)
+        # A donated buffer may not also be another argument: the function
+        # would read it while it writes it (as JAX refuses).
+        users = {}
+        for i, arg in enumerate(args):
+            if isinstance(arg, DeviceArray) and arg.allocated_ptr:
+                users.setdefault(arg.allocated_ptr, []).append(i)
+        for i in sorted(donate):
+            if isinstance(args[i], DeviceArray):
+                others = [j for j in users.get(args[i].allocated_ptr, []) if j != i]
+                if others:
+                    raise ValueError(f"@{name}: argument #{i} is donated, but its buffer is "
+                                     f"also argument #{others[0]} (pass a copy)")
         keep_alive, owners, values = [], {}, []
         for i, (arg, spec) in enumerate(zip(args, sig.inputs)):
             if spec.is_scalar:
@@ -253,7 +269,10 @@ class ExecutionEngine:
         fields = self._call(entry, sig, values, keep_alive)
         if fields is None:
             return None
-        out = []
+        # Every result buffer gets its owner first (freed once, also when a
+        # check below fails): an argument updated in place and returned, or a
+        # buffer returned twice, keeps the one it has.
+        out, strided = [], []
         for field, spec in zip(fields, sig.results):
             if spec.is_scalar:
                 out.append(bool(field) if spec.element_type == "i1" else field)
@@ -261,12 +280,6 @@ class ExecutionEngine:
             dtype = numpy_dtype(spec.element_type)
             shape = tuple(field.sizes[d] for d in range(spec.rank))
             strides = tuple(field.strides[d] for d in range(spec.rank))
-            if any(n > 1 and s != c for n, s, c in
-                   zip(shape, strides, _contiguous_strides(shape))):
-                raise MLIRError(f"@{entry} returned a strided buffer {strides} for "
-                                f"{spec!r} (the pipeline returns identity layouts)", [])
-            # An argument updated in place and returned, or a buffer returned
-            # twice: one owner, freed once.
             allocated = field.allocated or 0
             buffer = owners.get(allocated) if allocated else None
             if buffer is None:
@@ -275,6 +288,12 @@ class ExecutionEngine:
                     owners[allocated] = buffer
             data = (field.aligned or 0) + field.offset * dtype.itemsize
             out.append(DeviceArray(buffer, data, shape, dtype, spec.element_type))
+            if any(n > 1 and s != c for n, s, c in
+                   zip(shape, strides, _contiguous_strides(shape))):
+                strided.append(f"result #{len(out) - 1} {spec!r} strides {strides}")
+        if strided:
+            raise MLIRError(f"@{entry} returned strided buffers ({'; '.join(strided)}); "
+                            "the pipeline returns identity layouts", [])
         return out[0] if len(out) == 1 else tuple(out)
 
     def _may_write_args(self, entry):

@@ -50,6 +50,20 @@ def test_invoke_device_needs_the_cuda_pipeline():
         exe.invoke_device("add", np.ones(4, np.float32))
 
 
+def test_device_array_shape_errors():
+    # Checked before any device is needed.
+    with pytest.raises(TypeError, match="must hold integers"):
+        amp.DeviceArray.empty((2.5,), "f32")
+    with pytest.raises(ValueError, match="negative dimension"):
+        amp.DeviceArray.empty((4, -1), "f32")
+    with pytest.raises(OverflowError, match="more than any device has"):
+        amp.DeviceArray.empty((2 ** 32, 2 ** 32), "f32")
+    with pytest.raises(TypeError, match="no numpy dtype for MLIR type 'f8'"):
+        amp.DeviceArray.empty((4,), "f8")
+    with pytest.raises(TypeError, match="takes two strings"):
+        amp.Context().parse(BUMP).function_attribute(1, "x")
+
+
 @pytest.mark.skipif(HAVE_GPU, reason="this machine has a CUDA device")
 def test_device_arrays_without_a_device_are_a_python_error():
     with pytest.raises(RuntimeError, match="device arrays need a CUDA device"):
@@ -174,6 +188,28 @@ func.func @pair__amp_managed(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>
   %r = arith.addf %a, %a : tensor<4xf32>
   return %r, %r : tensor<4xf32>, tensor<4xf32>
 }
+func.func @mix(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+func.func @mix__amp_managed(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32>
+    attributes {amp.may_write_args = array<i64: 0>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %b3 = tensor.extract %b[%c3] : tensor<4xf32>
+  %a0 = tensor.insert %b3 into %a[%c0] : tensor<4xf32>
+  %b0 = tensor.extract %b[%c0] : tensor<4xf32>
+  %a1 = tensor.insert %b0 into %a0[%c1] : tensor<4xf32>
+  return %a1 : tensor<4xf32>
+}
+func.func @scale(%s: tensor<f32>) -> tensor<f32> {
+  return %s : tensor<f32>
+}
+func.func @scale__amp_managed(%s: tensor<f32>) -> tensor<f32>
+    attributes {amp.may_write_args = array<i64>} {
+  %r = arith.mulf %s, %s : tensor<f32>
+  return %r : tensor<f32>
+}
 """
 
 
@@ -215,3 +251,32 @@ def test_invoke_device_ownership_on_host_memory(monkeypatch):
     del q, da
     gc.collect()
     assert fake.foreign_frees == 4 and fake.live == set()
+
+
+def test_invoke_device_aliasing_and_0d_on_host_memory(monkeypatch):
+    from amp_mlir import device
+    fake = _HostRuntime()
+    monkeypatch.setattr(device, "_runtime", fake)
+    exe = amp.compile(STAND_INS)
+    x = np.array([10, 20, 30, 40], np.float32)
+    dx = amp.to_device(x)
+    # Written, not donated, and passed twice: the written one is a copy, so
+    # the function reads the caller's values.
+    np.testing.assert_array_equal(exe.invoke_device("mix", dx, dx).numpy(), [40, 10, 30, 40])
+    np.testing.assert_array_equal(dx.numpy(), x)
+    # Donated and passed again: refused (the function would read what it
+    # writes).
+    with pytest.raises(ValueError, match=r"argument #0 is donated, but its buffer is "
+                                         r"also argument #1"):
+        exe.invoke_device("mix", dx, dx, donate=[0])
+    # 0-d arrays stay 0-d, from numpy, Python numbers and device arrays.
+    s = amp.to_device(np.array(3.0, np.float32))
+    assert s.shape == () and s.numpy().shape == ()
+    assert float(exe.invoke_device("scale", s).numpy()) == 9.0
+    assert float(exe.invoke_device("scale", 2.0).numpy()) == 4.0
+    with pytest.raises(TypeError, match=r"@scale argument #0: expected an array"):
+        exe.invoke_device("scale", object())
+    del dx, s
+    import gc
+    gc.collect()
+    assert fake.live == set()

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -70,6 +71,22 @@ bool onlyAllocates(Operation *op) {
          });
 }
 
+/// Whether `op` is an `scf.if` that only frees buffers (amp-gpu-managed-
+/// memory's waited-for `gpu.dealloc`s) and computes without memory
+/// effects: its block gets its own chain, and the host need not wait for
+/// the outer one first.
+bool isConditionalFree(Operation *op) {
+  if (!isa<scf::IfOp>(op))
+    return false;
+  WalkResult walk = op->walk([&](Operation *inner) {
+    if (inner == op || isa<gpu::WaitOp, gpu::DeallocOp, scf::YieldOp>(inner) ||
+        (inner->getNumRegions() == 0 && isMemoryEffectFree(inner)))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
 struct AmpGpuAsyncLaunchesPass
     : public amp::impl::AmpGpuAsyncLaunchesBase<AmpGpuAsyncLaunchesPass> {
   using Base::Base;
@@ -113,7 +130,8 @@ struct AmpGpuAsyncLaunchesPass
       Operation &op = *opPtr;
       // A synchronous launch: queued after the stream's last op.
       if (auto launch = dyn_cast<gpu::LaunchFuncOp>(&op)) {
-        if (!launch.getAsyncToken()) {
+        if (!launch.getAsyncToken() && launch.getAsyncDependencies().empty() &&
+            !launch.getAsyncObject()) {
           Value dep = chainTo(launch);
           Operation *async = Operation::create(
               launch->getLoc(), launch->getName(), TypeRange{tokenType},
@@ -148,6 +166,10 @@ struct AmpGpuAsyncLaunchesPass
       // waits: nothing stays queued past the block.
       if (!op.hasTrait<OpTrait::IsTerminator>() && op.getNumRegions() == 0 &&
           (isStreamStart(&op) || onlyAllocates(&op) || isMemoryEffectFree(&op)))
+        continue;
+      // A conditional free (bufferization's ownership-based deallocation):
+      // the host frees at once whatever the stream still runs.
+      if (isConditionalFree(&op))
         continue;
       // The host touches memory, or may (a call, a terminator, an op with
       // regions, unknown effects): everything queued must be done.

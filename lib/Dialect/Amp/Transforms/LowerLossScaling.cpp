@@ -99,21 +99,30 @@ Value orReduce(OpBuilder &b, Location loc, Value input, bool keepRows,
   return generic.getResult(0);
 }
 
-/// True (i1) when any element of the float tensor `grad` is inf or NaN. A
-/// gradient of rank 2 or more is reduced in two steps: first to one flag
-/// per row of its first dimension, a reduction that is parallel over the
-/// rows (under amp-cuda-pipeline a kernel with a thread per row, so the
-/// gradient stays in device memory), then over the row flags. In one step
-/// it would be a full reduction, which amp-cuda-pipeline runs on the host,
-/// reading the whole gradient there.
+/// A 0-d tensor<i1>, true when any element of the float tensor `grad` is
+/// inf or NaN. A gradient of rank 2 or more is reduced in two steps: first
+/// to one flag per row of its first dimension, a reduction that is parallel
+/// over the rows (under amp-cuda-pipeline a kernel with a thread per row),
+/// then over the row flags (there, one block: amp-gpu-scalar-kernels).
 Value anyNonFinite(OpBuilder &b, Location loc, Value grad) {
   if (cast<RankedTensorType>(grad.getType()).getRank() < 2)
-    return extractScalar(
-        b, loc, orReduce(b, loc, grad, /*keepRows=*/false, isNonFinite));
+    return orReduce(b, loc, grad, /*keepRows=*/false, isNonFinite);
   Value rows = orReduce(b, loc, grad, /*keepRows=*/true, isNonFinite);
   auto identity = [](OpBuilder &, Location, Value flag) { return flag; };
-  return extractScalar(b, loc,
-                       orReduce(b, loc, rows, /*keepRows=*/false, identity));
+  return orReduce(b, loc, rows, /*keepRows=*/false, identity);
+}
+
+/// `lhs | rhs` of two 0-d tensor<i1>, as a 0-d tensor (a linalg.map).
+Value orFlags(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
+                                       b.getI1Type());
+  auto map = linalg::MapOp::create(
+      b, loc, ValueRange{lhs, rhs}, init,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value any = arith::OrIOp::create(nb, nloc, args[0], args[1]);
+        linalg::YieldOp::create(nb, nloc, any);
+      });
+  return map.getResult().front();
 }
 
 void lowerInit(RewriterBase &rewriter, InitLossScaleOp op) {
@@ -161,19 +170,23 @@ void lowerUnscale(RewriterBase &rewriter, UnscaleOp op) {
                                            rewriter.getF32Type(), reciprocal);
 
   SmallVector<Value> results;
-  Value foundInf = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getBoolAttr(false));
+  // The gradients' flags are or-ed as 0-d tensors and read once (on the
+  // GPU, one host read of device memory rather than one per gradient).
+  Value foundInf;
   for (Value grad : op.getGrads()) {
     // The check reads the gradient before it is unscaled, as the kernel does.
-    foundInf = arith::OrIOp::create(rewriter, loc, foundInf,
-                                    anyNonFinite(rewriter, loc, grad));
+    Value flag = anyNonFinite(rewriter, loc, grad);
+    foundInf = foundInf ? orFlags(rewriter, loc, foundInf, flag) : flag;
     results.push_back(mapElementwise(
         rewriter, loc, grad, rewriter.getF32Type(),
         [&](OpBuilder &b, Location l, Value x) -> Value {
           return arith::MulFOp::create(b, l, x, invScale);
         }));
   }
-  results.push_back(foundInf);
+  results.push_back(foundInf ? extractScalar(rewriter, loc, foundInf)
+                             : arith::ConstantOp::create(
+                                   rewriter, loc, rewriter.getBoolAttr(false))
+                                   .getResult());
   rewriter.replaceOp(op, results);
 }
 

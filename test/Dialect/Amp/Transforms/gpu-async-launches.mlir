@@ -120,3 +120,58 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A conditional free (ownership-based deallocation) does not make the host
+// wait: the free is immediate, whatever the stream still runs. Its block
+// has a chain of its own.
+// CHECK-LABEL: func @conditional_free
+// CHECK: %[[L:.*]] = gpu.launch_func async
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   %[[S:.*]] = gpu.wait async
+// CHECK-NEXT:   %[[D:.*]] = gpu.dealloc async [%[[S]]]
+// CHECK-NEXT:   gpu.wait [%[[D]]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[L2:.*]] = gpu.launch_func async [%[[L]]]
+// CHECK-NEXT: gpu.wait [%[[L2]]]
+// CHECK-NEXT: return
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<4xf32>) kernel { gpu.return }
+  }
+  func.func @conditional_free(%m: memref<4xf32>, %t: memref<4xf32>, %owned: i1) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    scf.if %owned {
+      %s = gpu.wait async
+      %d = gpu.dealloc async [%s] %t : memref<4xf32>
+      gpu.wait [%d]
+    }
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+// A synchronous launch that already waits for a token is left as it is,
+// after a wait for what is queued.
+// CHECK-LABEL: func @launch_with_dependency
+// CHECK: %[[L:.*]] = gpu.launch_func async
+// CHECK: %[[T:.*]] = gpu.wait async
+// CHECK-NEXT: gpu.wait [%[[L]]]
+// CHECK-NEXT: gpu.launch_func [%[[T]]] @kernels::@k
+// CHECK-NEXT: return
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<4xf32>) kernel { gpu.return }
+  }
+  func.func @launch_with_dependency(%m: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    %t = gpu.wait async
+    gpu.launch_func [%t] @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
+    return
+  }
+}

@@ -50,9 +50,10 @@ func.func @scale_scalar(%l: f32, %s: tensor<f32>) -> f32 {
 // CHECK: %[[ANY:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[ROWS]] : tensor<4xi1>) outs(%{{.*}} : tensor<i1>)
 // CHECK-NOT: math.absf
 // CHECK:   arith.ori %{{.*}}, %{{.*}} : i1
-// CHECK: tensor.extract %[[ANY]][]
 // CHECK: linalg.map ins(%[[G]] : tensor<4x8xf32>)
 // CHECK:   arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK: %[[FOUND:.*]] = tensor.extract %[[ANY]][]
+// CHECK: return %{{.*}}, %[[FOUND]]
 func.func @unscale(%g: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>, i1) {
   %u, %inf = amp.unscale %g by %s : tensor<4x8xf32>
   return %u, %inf : tensor<4x8xf32>, i1
@@ -61,16 +62,22 @@ func.func @unscale(%g: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>, i1
 // -----
 
 // A 1-D gradient is checked in one full reduction; a dynamic first dimension
-// sizes the row flags.
+// sizes the row flags. The gradients' 0-d flags are or-ed as tensors and
+// read once, at the end.
 // CHECK-LABEL: func @unscale_ranks
 // CHECK-SAME: (%[[B:.*]]: tensor<8xf32>, %[[D:.*]]: tensor<?x3x5xf32>,
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<8xf32>) outs(%{{.*}} : tensor<i1>)
+// CHECK-NOT: tensor.extract {{.*}} : tensor<i1>
+// CHECK: %[[FB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<8xf32>) outs(%{{.*}} : tensor<i1>)
 // CHECK:   math.absf %{{.*}} : f32
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[N:.*]] = tensor.dim %[[D]], %[[C0]]
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xi1>
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[D]] : tensor<?x3x5xf32>) outs(%{{.*}} : tensor<?xi1>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<?xi1>) outs(%{{.*}} : tensor<i1>)
+// CHECK: %[[FD:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<?xi1>) outs(%{{.*}} : tensor<i1>)
+// CHECK: %[[ANY:.*]] = linalg.map { arith.ori } ins(%[[FB]], %[[FD]] : tensor<i1>, tensor<i1>)
+// CHECK-NOT: tensor.extract {{.*}} : tensor<i1>
+// CHECK: %[[FOUND:.*]] = tensor.extract %[[ANY]][] : tensor<i1>
+// CHECK-NEXT: return %{{.*}}, %{{.*}}, %[[FOUND]]
 func.func @unscale_ranks(%b: tensor<8xf32>, %d: tensor<?x3x5xf32>, %s: tensor<f32>)
     -> (tensor<8xf32>, tensor<?x3x5xf32>, i1) {
   %ub, %ud, %inf = amp.unscale %b, %d by %s : tensor<8xf32>, tensor<?x3x5xf32>

@@ -310,6 +310,43 @@ def AmpGpuCopiesToLinalg : Pass<"amp-gpu-copies-to-linalg", "func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
+  let summary = "Run linalg ops without parallel dimensions (full reductions, 0-d arithmetic) as GPU kernels";
+  let description = [{
+    `convert-linalg-to-parallel-loops` maps only parallel dimensions to
+    `scf.parallel`; a linalg op on buffers with none (a reduction to a
+    scalar such as a loss's mean or the inf/NaN check of loss scaling, or
+    arithmetic on 0-d buffers such as scaling the loss) would stay host code
+    that reads managed memory: its pages move to the host and back, and the
+    host waits for every queued kernel first.
+
+    For every linalg op on buffers outside `gpu.launch` without parallel
+    loops whose outputs are single elements (constant output maps):
+    - no loops at all: a `gpu.launch` of one thread that loads the
+      operands, runs the op's body and stores the outputs;
+    - a full reduction with one output whose body's combiner (found by
+      `matchReduction`) is one op that `gpu.all_reduce` has (add, mul,
+      min/max in their float and integer forms, and, or, xor) on f32, f64,
+      i32 or i64 (and, or, xor also on i1, through i32): a `gpu.launch` of
+      one block of 1024 threads; thread t folds the elements t, t + 1024,
+      ... of the linearized iteration space (consecutive threads read
+      consecutive elements of row-major operands) from the combiner's
+      neutral element, the block combines the 1024 partial results with
+      `gpu.all_reduce` (shuffles and shared memory, lowered by
+      `convert-gpu-to-nvvm`), and thread 0 combines that with the output's
+      value. The summation order differs from the host loop's (as in any
+      parallel reduction).
+    Other reductions stay host loops, with a remark saying why.
+
+    One block reads about as fast as one SM can: right for the losses and
+    per-row flags of a training step (10^3 to 10^5 elements), slow for a
+    full reduction of a large tensor, which would need a grid-wide split.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> {
   let summary = "Tile and map scf.parallel loops to GPU blocks and threads, innermost dimension on threadIdx.x";
   let description = [{
@@ -346,18 +383,24 @@ def AmpGpuAsyncLaunches : Pass<"amp-gpu-async-launches", "func::FuncOp"> {
       `%t = gpu.memcpy async [%s] ...`, `gpu.wait [%t]`) is queued the same
       way, its waits removed;
     - `gpu.alloc` and ops without memory effects do not wait: a freed buffer
-      that an allocation hands out again is reused in stream order;
+      that an allocation hands out again is reused in stream order; nor
+      does an `scf.if` that only frees buffers (the ownership-based
+      deallocation's conditional frees; its block has its own chain);
     - before any other op (a host load or store, a call, an op with
       regions, an op with unknown effects) and before the block's
-      terminator, `gpu.wait [%token]` waits for everything queued.
+      terminator, `gpu.wait [%token]` waits for everything queued. A
+      launch that already has an async token, dependencies or stream is
+      left as it is (after such a wait).
 
     So the host never touches memory that queued work may still use, and
     nothing is queued across region boundaries (each block of an `scf.for`
     or `scf.if` has its own chain, finished before its terminator). The
     CUDA runtime frees a buffer (back to its cache) when the host reaches
     the free, not when the stream does; the buffer's next user is queued
-    after it on the same stream, and the cache synchronizes the device
-    before it returns buffers to the driver.
+    after it on the same stream (at most one chain is unfinished at any
+    point of a function), and the cache synchronizes the device before it
+    returns buffers to the driver. Compiled CUDA functions must therefore
+    not run concurrently from several host threads.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -1,0 +1,130 @@
+// RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-gpu-scalar-kernels))" -verify-diagnostics | FileCheck %s
+
+// A full sum over a 2-D buffer: one block of 1024 threads, each folding the
+// linearized elements t, t + 1024, ... from addf's neutral element 0.0,
+// then gpu.all_reduce, and thread 0 adds the output's value.
+// CHECK-LABEL: func @sum
+// CHECK-SAME: (%[[X:.*]]: memref<64x48xf32>, %[[OUT:.*]]: memref<f32>)
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[C1024:.*]] = arith.constant 1024 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1]], {{.*}} = %[[C1]], {{.*}} = %[[C1]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C1024]], {{.*}} = %[[C1]], {{.*}} = %[[C1]])
+// CHECK:   %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:   %[[P:.*]] = scf.for %[[I:.*]] = %[[TX]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (f32)
+// CHECK:     %[[IV:.*]]:2 = affine.delinearize_index %[[I]] into (64, 48)
+// CHECK:     %[[V:.*]] = memref.load %[[X]]
+// CHECK:     %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK:     scf.yield %[[S]]
+// CHECK:   %[[ALL:.*]] = gpu.all_reduce add %[[P]] uniform
+// CHECK:   %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %{{.*}}
+// CHECK:   scf.if %[[FIRST]]
+// CHECK:     %[[OLD:.*]] = memref.load %[[OUT]][]
+// CHECK:     %[[NEW:.*]] = arith.addf %[[ALL]], %[[OLD]] : f32
+// CHECK:     memref.store %[[NEW]], %[[OUT]][]
+// CHECK-NOT: linalg.
+func.func @sum(%x: memref<64x48xf32>, %out: memref<f32>) {
+  linalg.reduce ins(%x : memref<64x48xf32>) outs(%out : memref<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return
+}
+
+// -----
+
+// Arithmetic on 0-d buffers: one thread.
+// CHECK-LABEL: func @scalar
+// CHECK-SAME: (%[[A:.*]]: memref<f32>, %[[B:.*]]: memref<f32>)
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK:   %[[X:.*]] = memref.load %[[A]][]
+// CHECK:   %[[M:.*]] = arith.mulf %[[X]], %{{.*}} : f32
+// CHECK:   memref.store %[[M]], %[[B]][]
+// CHECK-NOT: linalg.
+func.func @scalar(%a: memref<f32>, %b: memref<f32>) {
+  %two = arith.constant 2.0 : f32
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%a : memref<f32>) outs(%b : memref<f32>) {
+    ^bb0(%in: f32, %o: f32):
+      %m = arith.mulf %in, %two : f32
+      linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// An i1 "any" over a dynamic 1-D buffer: the or goes through i32, and the
+// element count is the buffer's size.
+// CHECK-LABEL: func @any_dynamic
+// CHECK-SAME: (%[[X:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<i1>)
+// CHECK: %[[N:.*]] = memref.dim %[[X]]
+// CHECK: gpu.launch
+// CHECK:   %[[FALSE:.*]] = arith.constant false
+// CHECK:   %[[P:.*]] = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[FALSE]]) -> (i1)
+// CHECK:     math.absf
+// CHECK:   %[[W:.*]] = arith.extui %[[P]] : i1 to i32
+// CHECK:   %[[ALL:.*]] = gpu.all_reduce or %[[W]] uniform
+// CHECK:   %[[B:.*]] = arith.trunci %[[ALL]] : i32 to i1
+// CHECK:   scf.if
+// CHECK:     arith.ori %{{.*}}, %[[B]] : i1
+func.func @any_dynamic(%x: memref<?xf32>, %out: memref<i1>) {
+  %inf = arith.constant 0x7F800000 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : memref<?xf32>) outs(%out : memref<i1>) {
+    ^bb0(%in: f32, %acc: i1):
+      %a = math.absf %in : f32
+      %c = arith.cmpf uge, %a, %inf : f32
+      %o = arith.ori %acc, %c : i1
+      linalg.yield %o : i1
+  }
+  return
+}
+
+// -----
+
+// Reductions gpu.all_reduce cannot take stay host loops, with a remark.
+func.func @f16_sum(%x: memref<64xf16>, %out: memref<f16>) {
+  // expected-remark @below {{amp-gpu-scalar-kernels: this reduction to a scalar runs on the host (combiner 'arith.addf' on 'f16' has no gpu.all_reduce form here)}}
+  linalg.reduce ins(%x : memref<64xf16>) outs(%out : memref<f16>) dimensions = [0]
+    (%in: f16, %acc: f16) {
+      %a = arith.addf %in, %acc : f16
+      linalg.yield %a : f16
+    }
+  return
+}
+
+func.func @two_combiners(%x: memref<64xf32>, %out: memref<f32>) {
+  // expected-remark @below {{amp-gpu-scalar-kernels: this reduction to a scalar runs on the host (no single combiner op)}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x : memref<64xf32>) outs(%out : memref<f32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %acc, %in : f32
+      %m = arith.mulf %a, %acc : f32
+      linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Ops with a parallel dimension, tensors, or inside a kernel are not this
+// pass's.
+// CHECK-LABEL: func @untouched
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.reduce
+// CHECK: linalg.reduce
+func.func @untouched(%x: memref<8x4xf32>, %rows: memref<8xf32>, %t: tensor<8xf32>) -> tensor<f32> {
+  linalg.reduce ins(%x : memref<8x4xf32>) outs(%rows : memref<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %s = linalg.reduce ins(%t : tensor<8xf32>) outs(%e : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return %s : tensor<f32>
+}
