@@ -83,3 +83,34 @@ def test_gpu_bundle_without_a_build(tmp_path):
                        env={**os.environ, "AMP_BUILD_DIR": str(tmp_path / "nobuild")})
     assert r.returncode == 2
     assert "bundle.sh: no finished build in" in r.stderr
+
+
+def test_stream_order_checker_finds_hazards():
+    # utils/check_stream_order.py (run by test/Pipelines/cuda-stream-order.mlir
+    # on a training step) must report a host access or a region op while a
+    # queued op is pending, and accept a conditional free.
+    sys.path.insert(0, os.path.join(ROOT, "utils"))
+    from check_stream_order import check
+    ir = """func.func @f(%arg0: memref<4xf32>, %b: i1) -> f32 {
+  %c0 = arith.constant 0 : index
+  %0 = gpu.wait async
+  %1 = gpu.launch_func async [%0] @k::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+  %base, %off = memref.extract_strided_metadata %arg0 : memref<4xf32> -> memref<f32>, index
+  scf.if %b {
+    %3 = gpu.wait async
+    %4 = gpu.dealloc async [%3] %arg0 : memref<4xf32>
+    gpu.wait [%4]
+  }
+  %2 = memref.load %arg0[%c0] : memref<4xf32>
+  scf.if %b {
+    memref.store %2, %arg0[%c0] : memref<4xf32>
+  }
+  return %2 : f32
+}"""
+    hazards, functions, queued, waits = check(ir.splitlines())
+    assert (functions, queued, waits) == (1, 2, 1)
+    assert [h.split(":")[0] for h in hazards] == ["line 11", "line 12", "line 15", "line 16"]
+    assert "memref.load" in hazards[0] and "scf.if" in hazards[1] and "return" in hazards[2]
+    assert "the block ends with ['%1'] queued" in hazards[3]
+    fixed = ir.replace("  %2 = memref.load", "  gpu.wait [%1]\n  %2 = memref.load")
+    assert check(fixed.splitlines())[0] == []
