@@ -99,8 +99,9 @@ struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
       llvm::cl::init("graph")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
-      llvm::cl::desc("Target GPU: sm_70 ... sm_120 (tensor cores need "
-                     "sm_80+ in this pipeline)"),
+      llvm::cl::desc("Target GPU: sm_75, sm_80, sm_86, sm_87, sm_89, "
+                     "sm_90[a], sm_100[a|f], sm_101[a], sm_103[a], "
+                     "sm_120[a|f], sm_121[a] (mma.sync needs sm_80+)"),
       llvm::cl::init("sm_90")};
   PassOptions::Option<std::string> gemm{
       *this, "gemm",
