@@ -27,6 +27,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::amp {
@@ -113,6 +115,42 @@ SmallVector<Value> inlineBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
                              [&](Value v) { return mapping.lookup(v); });
 }
 
+/// The buffer a memref value is a view of (through view-like ops).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Why `op` (a linalg op on buffers without parallel loops) must stay on
+/// the host, or nothing.
+std::optional<StringRef> whyHost(linalg::LinalgOp op) {
+  if (!llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return isConstantMap(op.getMatchingIndexingMap(&init));
+      }))
+    return StringRef("an output element depends on a reduction index");
+  // Loops of the user's own that scf/affine parallel mappings or
+  // amp-gpu-map-parallel-loops turn into kernels: no launch inside them.
+  if (op->getParentOfType<scf::ParallelOp>() ||
+      op->getParentOfType<scf::ForallOp>() ||
+      op->getParentOfType<affine::AffineParallelOp>())
+    return StringRef("inside a parallel loop");
+  for (Value operand : op->getOperands())
+    if (isa<MemRefType>(operand.getType()) &&
+        rootBuffer(operand).getDefiningOp<memref::AllocaOp>())
+      return StringRef("a stack buffer operand");
+  // A call in the body would go into the kernel, where host functions
+  // cannot be called.
+  if (op.getBlock()
+          ->walk([](CallOpInterface) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return StringRef("a call in its body");
+  for (int64_t size : op.getStaticLoopRanges())
+    if (size == 0)
+      return StringRef("an empty loop");
+  return std::nullopt;
+}
+
 struct AmpGpuScalarKernelsPass
     : public amp::impl::AmpGpuScalarKernelsBase<AmpGpuScalarKernelsPass> {
   using Base::Base;
@@ -120,12 +158,16 @@ struct AmpGpuScalarKernelsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.getNumParallelLoops() == 0 && op.hasPureBufferSemantics() &&
-          !op->getParentOfType<gpu::LaunchOp>() &&
-          llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
-            return isConstantMap(op.getMatchingIndexingMap(&init));
-          }))
-        ops.push_back(op);
+      if (op.getNumParallelLoops() != 0 || !op.hasPureBufferSemantics() ||
+          op->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (std::optional<StringRef> why = whyHost(op)) {
+        op.emitRemark() << "amp-gpu-scalar-kernels: this op without parallel "
+                           "dimensions runs on the host ("
+                        << *why << ")";
+        return;
+      }
+      ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
@@ -201,10 +243,23 @@ struct AmpGpuScalarKernelsPass
                   " has no gpu.all_reduce form here");
     OpOperand &init = op.getDpsInitsMutable()[0];
     BlockArgument outArg = op.getMatchingBlockArgument(&init);
+    // The threads read the inputs while thread 0 writes the output at the
+    // end: an input on the output's buffer would be read stale.
+    Value outRoot = rootBuffer(init.get());
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<MemRefType>(input->get().getType()) &&
+          rootBuffer(input->get()) == outRoot)
+        return fail("an input on the output's buffer");
+    // x + -0.0 == x for every x, -0.0 included: the sum's neutral element
+    // (getNeutralElement gives +0.0, which turns an all -0.0 sum into +0.0).
+    if (auto addf = dyn_cast<arith::AddFOp>(combiner);
+        addf && !arith::bitEnumContainsAll(addf.getFastmath(),
+                                           arith::FastMathFlags::nsz))
+      neutral = b.getFloatAttr(type, -0.0);
 
     // The iteration space, linearized: thread t folds t, t + 1024, ...
-    SmallVector<Value> sizes = llvm::map_to_vector(
-        op.createLoopRanges(b, loc), [&](Range r) {
+    SmallVector<Value> sizes =
+        llvm::map_to_vector(op.createLoopRanges(b, loc), [&](Range r) {
           return getValueOrCreateConstantIndexOp(b, loc, r.size);
         });
     Value total = sizes.front();
@@ -231,7 +286,8 @@ struct AmpGpuScalarKernelsPass
     if (isBool)
       partial = arith::ExtUIOp::create(b, loc, b.getI32Type(), partial);
     Value all = gpu::AllReduceOp::create(
-        b, loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
+        b, loc, partial,
+        gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
         b.getUnitAttr());
     if (isBool)
       all = arith::TruncIOp::create(b, loc, type, all);

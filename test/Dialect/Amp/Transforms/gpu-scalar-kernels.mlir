@@ -1,14 +1,15 @@
 // RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-gpu-scalar-kernels))" -verify-diagnostics | FileCheck %s
 
 // A full sum over a 2-D buffer: one block of 1024 threads, each folding the
-// linearized elements t, t + 1024, ... from addf's neutral element 0.0,
-// then gpu.all_reduce, and thread 0 adds the output's value.
+// linearized elements t, t + 1024, ... from addf's neutral element -0.0
+// (x + -0.0 == x, for x = -0.0 too), then gpu.all_reduce, and thread 0 adds
+// the output's value.
 // CHECK-LABEL: func @sum
 // CHECK-SAME: (%[[X:.*]]: memref<64x48xf32>, %[[OUT:.*]]: memref<f32>)
 // CHECK: %[[C1:.*]] = arith.constant 1 : index
 // CHECK: %[[C1024:.*]] = arith.constant 1024 : index
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1]], {{.*}} = %[[C1]], {{.*}} = %[[C1]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C1024]], {{.*}} = %[[C1]], {{.*}} = %[[C1]])
-// CHECK:   %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:   %[[NEUTRAL:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK:   %[[P:.*]] = scf.for %[[I:.*]] = %[[TX]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (f32)
 // CHECK:     %[[IV:.*]]:2 = affine.delinearize_index %[[I]] into (64, 48)
 // CHECK:     %[[V:.*]] = memref.load %[[X]]
@@ -102,6 +103,89 @@ func.func @two_combiners(%x: memref<64xf32>, %out: memref<f32>) {
       %m = arith.mulf %a, %acc : f32
       linalg.yield %m : f32
   }
+  return
+}
+
+// -----
+
+// What must stay on the host, with a remark: an input on the output's
+// buffer (the threads would read it before thread 0 writes it), a stack
+// buffer (kernels cannot read it), a call (host functions cannot run in a
+// kernel), an op inside a parallel loop (which becomes a kernel itself), an
+// output element that depends on a reduction index, an empty loop.
+func.func @output_is_input(%x: memref<64xf32>, %out: memref<4xf32>) {
+  %sub = memref.subview %out[1] [1] [1] : memref<4xf32> to memref<f32, strided<[], offset: 1>>
+  // expected-remark @below {{amp-gpu-scalar-kernels: this reduction to a scalar runs on the host (an input on the output's buffer)}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x, %out : memref<64xf32>, memref<4xf32>) outs(%sub : memref<f32, strided<[], offset: 1>>) {
+    ^bb0(%in: f32, %o: f32, %acc: f32):
+      %m = arith.mulf %in, %o : f32
+      %a = arith.addf %m, %acc : f32
+      linalg.yield %a : f32
+  }
+  return
+}
+
+func.func @stack(%x: memref<64xf32>) -> f32 {
+  %s = memref.alloca() : memref<f32>
+  // expected-remark @below {{amp-gpu-scalar-kernels: this op without parallel dimensions runs on the host (a stack buffer operand)}}
+  linalg.reduce ins(%x : memref<64xf32>) outs(%s : memref<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %v = memref.load %s[] : memref<f32>
+  return %v : f32
+}
+
+func.func private @hook(f32) -> f32
+func.func @call(%a: memref<f32>, %b: memref<f32>) {
+  // expected-remark @below {{amp-gpu-scalar-kernels: this op without parallel dimensions runs on the host (a call in its body)}}
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%a : memref<f32>) outs(%b : memref<f32>) {
+    ^bb0(%in: f32, %o: f32):
+      %h = func.call @hook(%in) : (f32) -> f32
+      linalg.yield %h : f32
+  }
+  return
+}
+
+func.func @in_parallel_loop(%x: memref<8x64xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %row = memref.subview %x[%i, 0] [1, 64] [1, 1] : memref<8x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+    %o = memref.subview %out[%i] [1] [1] : memref<8xf32> to memref<f32, strided<[], offset: ?>>
+    // expected-remark @below {{amp-gpu-scalar-kernels: this op without parallel dimensions runs on the host (inside a parallel loop)}}
+    linalg.reduce ins(%row : memref<64xf32, strided<[1], offset: ?>>) outs(%o : memref<f32, strided<[], offset: ?>>) dimensions = [0]
+      (%in: f32, %acc: f32) {
+        %a = arith.addf %in, %acc : f32
+        linalg.yield %a : f32
+      }
+    scf.reduce
+  }
+  return
+}
+
+func.func @output_on_reduction_index(%x: memref<4xf32>, %out: memref<4xf32>) {
+  // expected-remark @below {{amp-gpu-scalar-kernels: this op without parallel dimensions runs on the host (an output element depends on a reduction index)}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["reduction"]}
+      ins(%x : memref<4xf32>) outs(%out : memref<4xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+  }
+  return
+}
+
+func.func @empty(%x: memref<0x5xf32>, %out: memref<f32>) {
+  // expected-remark @below {{amp-gpu-scalar-kernels: this op without parallel dimensions runs on the host (an empty loop)}}
+  linalg.reduce ins(%x : memref<0x5xf32>) outs(%out : memref<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
   return
 }
 

@@ -331,12 +331,20 @@ def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
       one block of 1024 threads; thread t folds the elements t, t + 1024,
       ... of the linearized iteration space (consecutive threads read
       consecutive elements of row-major operands) from the combiner's
-      neutral element, the block combines the 1024 partial results with
+      neutral element (-0.0 for a sum, so that a sum of -0.0 stays -0.0),
+      the block combines the 1024 partial results with
       `gpu.all_reduce` (shuffles and shared memory, lowered by
       `convert-gpu-to-nvvm`), and thread 0 combines that with the output's
       value. The summation order differs from the host loop's (as in any
       parallel reduction).
-    Other reductions stay host loops, with a remark saying why.
+    Other reductions stay host loops, with a remark saying why, and so do
+    these ops (remark too): an output element that depends on a reduction
+    index; an op inside `scf.parallel`, `scf.forall` or `affine.parallel`
+    (the loop becomes a kernel itself); a stack-buffer operand (kernels
+    cannot read `memref.alloca`); a call in the body (host functions cannot
+    run in a kernel); a loop of static size 0; and, for reductions, an
+    input on the output's buffer (the threads would read it before thread 0
+    writes it).
 
     One block reads about as fast as one SM can: right for the losses and
     per-row flags of a training step (10^3 to 10^5 elements), slow for a
