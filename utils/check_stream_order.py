@@ -8,6 +8,7 @@ token pending until a `gpu.wait [...]` on it. While a token is pending, only
 these may appear (an allow-list, written apart from the pass's own rules):
 ops without memory effects (arith, index, math, affine.apply, memref
 metadata, views and constants' get_global, casts), allocations (`gpu.alloc`, `memref.alloc`),
+the runtime's queued cuBLAS calls (`@ampCublasMatmul*Queued`),
 stream starts (`gpu.wait async`), further queued ops, and an `scf.if` whose
 regions only free buffers. Anything else (a host load or store, a call, a
 copy, a terminator, another region op) is reported with its line.
@@ -29,7 +30,10 @@ ALLOWED = re.compile(
     r"^(%[\w.#:, %]+ = )?(arith\.|index\.|math\.|affine\.apply|affine\.delinearize_index|"
     r"memref\.(dim|extract_strided_metadata|extract_aligned_pointer_as_index|subview|get_global|"
     r"cast|reinterpret_cast|expand_shape|collapse_shape|view|alloc\b)|gpu\.alloc|"
-    r"builtin\.unrealized_conversion_cast|llvm\.mlir\.(constant|undef|poison|zero))")
+    r"builtin\.unrealized_conversion_cast|llvm\.mlir\.(constant|undef|poison|zero)|"
+    # The runtime's queued cuBLAS GEMM: enqueued on the legacy default
+    # stream, which the device orders with the blocking streams.
+    r"(func\.)?call @ampCublasMatmul\w+Queued\()")
 FREE_ONLY = re.compile(r"^(gpu\.wait|%[\w.#]+ = gpu\.wait async|%[\w.#]+ = gpu\.dealloc async|"
                        r"scf\.yield\s*$|\}|%[\w.#:, %]+ = arith\.)")
 

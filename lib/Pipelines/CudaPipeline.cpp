@@ -143,7 +143,7 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   // turns it into llvm.frem first, which convert-gpu-to-nvvm rejects).
   std::string lower =
       "lower-affine,convert-nvgpu-to-nvvm,gpu-kernel-outlining,"
-      "func.func(amp-gpu-async-launches),"
+      "amp-gpu-async-launches,"
       "convert-vector-to-scf,convert-scf-to-cf,convert-nvvm-to-llvm,"
       "convert-func-to-llvm,expand-strided-metadata,"
       "nvvm-attach-target{chip=" +

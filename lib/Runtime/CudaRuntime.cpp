@@ -259,7 +259,9 @@ AMP_EXPORT CUstream mgpuStreamCreate() {
   }
   ScopedContext scope;
   CUstream stream = nullptr;
-  AMP_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  // A blocking stream: the device orders it with the legacy default
+  // stream, where the cuBLAS GEMM runs (the ...Queued entry points).
+  AMP_CHECK(cuStreamCreate(&stream, CU_STREAM_DEFAULT));
   return stream;
 }
 
@@ -271,9 +273,13 @@ AMP_EXPORT void mgpuStreamDestroy(CUstream stream) {
   pool.streams.push_back(stream);
 }
 
+/// Waits for the stream, and for the legacy default stream: a queued cuBLAS
+/// GEMM (..Queued, on the legacy stream) may be the last work of the chain
+/// that the host code waits for.
 AMP_EXPORT void mgpuStreamSynchronize(CUstream stream) {
   ScopedContext scope;
   AMP_CHECK(cuStreamSynchronize(stream));
+  AMP_CHECK(cuStreamSynchronize(nullptr));
 }
 
 AMP_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
@@ -347,10 +353,13 @@ public:
       // the first kernel's page faults; the host may touch the buffer as
       // soon as this returns, so wait for it. Only a hint: a device without
       // concurrent managed access refuses it, and the faults still work.
+      // On a non-blocking stream of its own: the legacy default stream
+      // would wait for every kernel queued on the blocking streams.
       CUmemLocation device = {CU_MEM_LOCATION_TYPE_DEVICE, defaultDevice};
-      if (driver().cuMemPrefetchAsync(ptr, bytes, device, 0, nullptr) ==
+      CUstream prefetch = prefetchStream();
+      if (driver().cuMemPrefetchAsync(ptr, bytes, device, 0, prefetch) ==
           CUDA_SUCCESS)
-        AMP_CHECK(cuStreamSynchronize(nullptr));
+        AMP_CHECK(cuStreamSynchronize(prefetch));
     }
     std::lock_guard<std::mutex> lock(mutex);
     take(ptr, bytes, managed);
@@ -399,6 +408,17 @@ public:
   }
 
 private:
+  /// The stream fresh managed buffers are prefetched on (created once; the
+  /// context is current).
+  static CUstream prefetchStream() {
+    static CUstream stream = [] {
+      CUstream created = nullptr;
+      AMP_CHECK(cuStreamCreate(&created, CU_STREAM_NON_BLOCKING));
+      return created;
+    }();
+    return stream;
+  }
+
   /// Marks a buffer in use (the mutex held).
   void take(CUdeviceptr ptr, uint64_t bytes, bool managed) {
     live[ptr] = {bytes, managed};
@@ -627,7 +647,8 @@ struct MemRef2D {
 /// C[m, n] += A[m, k] * B[k, n] on row-major buffers (unit inner strides),
 /// fp32 accumulation. cuBLAS is column-major: it computes C^T = B^T A^T.
 void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
-          cudaDataType abType, int elementBytes, const char *name) {
+          cudaDataType abType, int elementBytes, const char *name,
+          bool queued) {
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
   if (a->sizes[0] != m || b->sizes[0] != k || b->sizes[1] != n) {
     std::fprintf(stderr, "amp-cuda-runtime: %s: shapes %ldx%ld * %ldx%ld -> "
@@ -663,27 +684,52 @@ void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
                  name, blas.statusString(status));
     std::exit(EXIT_FAILURE);
   }
-  // The host code and the next launches (other streams) read C.
-  AMP_CHECK(cuCtxSynchronize());
+  // The GEMM runs on the legacy default stream, which the device orders
+  // after the earlier work of every blocking stream (mgpuStreamCreate's)
+  // and before their later work. Queued: the host code waits for it with
+  // its next stream synchronization (amp-gpu-async-launches); otherwise the
+  // host and kernels launched on other streams read C now.
+  if (!queued)
+    AMP_CHECK(cuStreamSynchronize(nullptr));
 }
 
 } // namespace
 
 /// `linalg.matmul` f16 x f16 -> f32 (accumulating into C), for
-/// amp-cuda-pipeline{gemm=cublas}.
+/// amp-cuda-pipeline{gemm=cublas}; returns when C is written.
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulF16F32(MemRef2D *a, MemRef2D *b,
                                                    MemRef2D *c) {
-  gemm(a, b, c, kCudaR16F, 2, "f16 x f16 -> f32");
+  gemm(a, b, c, kCudaR16F, 2, "f16 x f16 -> f32", /*queued=*/false);
 }
 
 /// `linalg.matmul` bf16 x bf16 -> f32.
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulBF16F32(MemRef2D *a, MemRef2D *b,
                                                     MemRef2D *c) {
-  gemm(a, b, c, kCudaR16BF, 2, "bf16 x bf16 -> f32");
+  gemm(a, b, c, kCudaR16BF, 2, "bf16 x bf16 -> f32", /*queued=*/false);
 }
 
 /// `linalg.matmul` f32 x f32 -> f32.
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulF32(MemRef2D *a, MemRef2D *b,
                                                 MemRef2D *c) {
-  gemm(a, b, c, kCudaR32F, 4, "f32 x f32 -> f32");
+  gemm(a, b, c, kCudaR32F, 4, "f32 x f32 -> f32", /*queued=*/false);
+}
+
+/// The queued variants (amp.queued_variant, called by the host code of
+/// amp-gpu-async-launches): the GEMM is enqueued on the legacy default
+/// stream and the call returns at once.
+AMP_EXPORT void _mlir_ciface_ampCublasMatmulF16F32Queued(MemRef2D *a,
+                                                         MemRef2D *b,
+                                                         MemRef2D *c) {
+  gemm(a, b, c, kCudaR16F, 2, "f16 x f16 -> f32", /*queued=*/true);
+}
+
+AMP_EXPORT void _mlir_ciface_ampCublasMatmulBF16F32Queued(MemRef2D *a,
+                                                          MemRef2D *b,
+                                                          MemRef2D *c) {
+  gemm(a, b, c, kCudaR16BF, 2, "bf16 x bf16 -> f32", /*queued=*/true);
+}
+
+AMP_EXPORT void _mlir_ciface_ampCublasMatmulF32Queued(MemRef2D *a, MemRef2D *b,
+                                                      MemRef2D *c) {
+  gemm(a, b, c, kCudaR32F, 4, "f32 x f32 -> f32", /*queued=*/true);
 }

@@ -206,3 +206,8 @@ func.func @may_write_not_array(%a: memref<4xf32>) attributes {amp.may_write_args
 func.func @may_write_out_of_range(%a: memref<4xf32>) attributes {amp.may_write_args = array<i64: 1>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'amp.queued_variant' must be a symbol (@name) on a function}}
+func.func private @queued_not_symbol(memref<4xf32>) attributes {amp.queued_variant = "f"}

@@ -78,6 +78,13 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                << func.getNumArguments() << ")";
     return success();
   }
+  if (attr.getName() == getQueuedVariantAttrName()) {
+    if (!isa<FunctionOpInterface>(op) ||
+        !isa<FlatSymbolRefAttr>(attr.getValue()))
+      return op->emitError() << "'" << getQueuedVariantAttrName()
+                             << "' must be a symbol (@name) on a function";
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,13 +88,37 @@ bool isConditionalFree(Operation *op) {
   return !walk.wasInterrupted();
 }
 
+/// The queued variant of `call`'s callee (`amp.queued_variant`), declared
+/// in the module like the callee when it is not yet; null if it has none.
+func::FuncOp queuedVariant(func::CallOp call) {
+  auto module = call->getParentOfType<ModuleOp>();
+  auto callee = module ? module.lookupSymbol<func::FuncOp>(call.getCallee())
+                       : func::FuncOp();
+  auto name = callee ? callee->getAttrOfType<FlatSymbolRefAttr>(
+                           AmpDialect::getQueuedVariantAttrName())
+                     : FlatSymbolRefAttr();
+  if (!name)
+    return {};
+  if (auto variant = module.lookupSymbol<func::FuncOp>(name.getAttr()))
+    return variant.getFunctionType() == callee.getFunctionType()
+               ? variant
+               : func::FuncOp();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto variant = cast<func::FuncOp>(b.clone(*callee));
+  variant.setName(name.getValue());
+  variant->removeAttr(AmpDialect::getQueuedVariantAttrName());
+  return variant;
+}
+
 struct AmpGpuAsyncLaunchesPass
     : public amp::impl::AmpGpuAsyncLaunchesBase<AmpGpuAsyncLaunchesPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    // A module pass: a call's queued variant may have to be declared.
     SmallVector<Block *> blocks;
-    getOperation().walk([&](Block *block) { blocks.push_back(block); });
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      func.walk([&](Block *block) { blocks.push_back(block); });
     for (Block *block : blocks)
       queueBlock(*block);
   }
@@ -141,6 +166,15 @@ struct AmpGpuAsyncLaunchesPass
           cast<gpu::AsyncOpInterface>(async).addAsyncDependency(dep);
           token = async->getResult(0);
           launch->erase();
+          continue;
+        }
+      }
+      // A runtime call with a queued variant (the cuBLAS GEMM): that one,
+      // ordered on the device; a chain stays open so the host waits later.
+      if (auto call = dyn_cast<func::CallOp>(&op)) {
+        if (func::FuncOp variant = queuedVariant(call)) {
+          call.setCallee(variant.getName());
+          chainTo(call);
           continue;
         }
       }

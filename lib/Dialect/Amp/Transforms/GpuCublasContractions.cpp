@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,10 +58,11 @@ struct AmpGpuCublasContractionsPass
     for (linalg::MatmulOp mm : matmuls) {
       Value a = mm.getDpsInputs()[0], b = mm.getDpsInputs()[1],
             c = mm.getDpsInits()[0];
-      auto ta = cast<MemRefType>(a.getType()), tb = cast<MemRefType>(b.getType()),
+      auto ta = cast<MemRefType>(a.getType()),
+           tb = cast<MemRefType>(b.getType()),
            tc = cast<MemRefType>(c.getType());
-      StringRef name = getCublasFunction(ta.getElementType(),
-                                         tb.getElementType(), tc.getElementType());
+      StringRef name = getCublasFunction(
+          ta.getElementType(), tb.getElementType(), tc.getElementType());
       if (name.empty())
         continue;
       // Default (non-transposed) indexing maps and row-major buffers only.
@@ -88,6 +90,16 @@ struct AmpGpuCublasContractionsPass
         callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                         b.getUnitAttr());
         symbols.insert(callee);
+        // The runtime's variant that does not synchronize, for
+        // amp-gpu-async-launches.
+        std::string queuedName = (name + "Queued").str();
+        if (!symbols.lookup(queuedName)) {
+          auto queued = cast<func::FuncOp>(b.clone(*callee));
+          queued.setName(queuedName);
+          symbols.insert(queued);
+          callee->setAttr(AmpDialect::getQueuedVariantAttrName(),
+                          FlatSymbolRefAttr::get(queued.getNameAttr()));
+        }
       }
       rewriter.setInsertionPoint(mm);
       SmallVector<Value> args;

@@ -1,4 +1,4 @@
-// RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-gpu-async-launches))" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-gpu-async-launches | FileCheck %s
 
 // Launches, and the waited-for copies and frees of amp-gpu-managed-memory,
 // queue on one stream; allocations and ops without memory effects do not
@@ -173,5 +173,36 @@ module attributes {gpu.container_module} {
     %t = gpu.wait async
     gpu.launch_func [%t] @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : memref<4xf32>)
     return
+  }
+}
+
+// -----
+
+// The runtime's cuBLAS GEMM with a queued variant: called without a wait
+// (the device orders it after the launch), and the host waits before it
+// reads C. A variant the module lacks is declared like the callee.
+// CHECK-LABEL: func @gemm
+// CHECK: %[[S:.*]] = gpu.wait async
+// CHECK-NEXT: %[[L:.*]] = gpu.launch_func async [%[[S]]]
+// CHECK-NEXT: call @ampCublasMatmulF32Queued(%arg0, %arg0, %arg1)
+// CHECK-NEXT: call @mine_queued(%arg0, %arg0, %arg1)
+// CHECK-NEXT: gpu.wait [%[[L]]]
+// CHECK-NEXT: memref.load %arg1
+// CHECK: func.func private @mine_queued(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<?x?xf32>) kernel { gpu.return }
+  }
+  func.func private @ampCublasMatmulF32(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {amp.queued_variant = @ampCublasMatmulF32Queued, llvm.emit_c_interface}
+  func.func private @ampCublasMatmulF32Queued(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+  func.func private @mine(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {amp.queued_variant = @mine_queued, llvm.emit_c_interface}
+  func.func @gemm(%a: memref<?x?xf32>, %c: memref<?x?xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<?x?xf32>)
+    call @ampCublasMatmulF32(%a, %a, %c) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+    call @mine(%a, %a, %c) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+    %v = memref.load %c[%c0, %c0] : memref<?x?xf32>
+    return %v : f32
   }
 }

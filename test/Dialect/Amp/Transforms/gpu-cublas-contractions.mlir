@@ -12,9 +12,14 @@
 // Mixed f16 x f32 and f16 -> f16 have no cuBLAS entry here: left as they are.
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf16>, memref<4x4xf32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf16>, memref<4x4xf16>) outs(%{{.*}} : memref<4x4xf16>)
-// CHECK-DAG: func.func private @ampCublasMatmulF16F32(memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @ampCublasMatmulBF16F32(memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @ampCublasMatmulF32(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+// The runtime functions, each with its queued variant (no synchronization)
+// for amp-gpu-async-launches.
+// CHECK-DAG: func.func private @ampCublasMatmulF16F32(memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) attributes {amp.queued_variant = @ampCublasMatmulF16F32Queued, llvm.emit_c_interface}
+// CHECK-DAG: func.func private @ampCublasMatmulF16F32Queued(memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @ampCublasMatmulBF16F32(memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>) attributes {amp.queued_variant = @ampCublasMatmulBF16F32Queued, llvm.emit_c_interface}
+// CHECK-DAG: func.func private @ampCublasMatmulBF16F32Queued(memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @ampCublasMatmulF32(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {amp.queued_variant = @ampCublasMatmulF32Queued, llvm.emit_c_interface}
+// CHECK-DAG: func.func private @ampCublasMatmulF32Queued(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {llvm.emit_c_interface}
 func.func @matmuls(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x32xf32>,
                    %d: memref<8x8xbf16>, %e: memref<8x8xf32>, %f: memref<?x?xf16>,
                    %g: memref<4x4xf16>, %h: memref<4x4xf32>) {

@@ -53,6 +53,13 @@ def Amp_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getMayWriteArgsAttrName() {
       return ::llvm::StringLiteral("amp.may_write_args");
     }
+    /// Name of the attribute of a runtime function declaration naming its
+    /// queued variant (`amp-gpu-cublas-contractions`): the same call, ordered
+    /// on the device after the launches queued before it and leaving the
+    /// host to wait (`amp-gpu-async-launches` calls it).
+    static constexpr ::llvm::StringLiteral getQueuedVariantAttrName() {
+      return ::llvm::StringLiteral("amp.queued_variant");
+    }
   }];
 }
 

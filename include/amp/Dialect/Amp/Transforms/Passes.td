@@ -215,12 +215,15 @@ def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
     on the buffers cast to `memref<?x?xT>`: `cublasGemmEx` with
     `CUBLAS_COMPUTE_32F` (fp32 accumulation), C += A * B, in
     `libamp_cuda_runtime.so` (through the C interface, declared with
-    `llvm.emit_c_interface`). Other matmuls are left for the tensor-core
-    and SIMT paths; strided ones get a remark. Used by
-    `amp-cuda-pipeline{gemm=cublas}`.
+    `llvm.emit_c_interface`). The call synchronizes the device before it
+    returns; the declaration names, in `amp.queued_variant`, the runtime's
+    `...Queued` variant, which does not: `amp-gpu-async-launches` calls that
+    one, queued after the kernels before it and waited for like them. Other
+    matmuls are left for the tensor-core and SIMT paths; strided ones get a
+    remark. Used by `amp-cuda-pipeline{gemm=cublas}`.
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
 def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "ModuleOp"> {
@@ -373,7 +376,7 @@ def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> 
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
-def AmpGpuAsyncLaunches : Pass<"amp-gpu-async-launches", "func::FuncOp"> {
+def AmpGpuAsyncLaunches : Pass<"amp-gpu-async-launches", "ModuleOp"> {
   let summary = "Queue the host code's kernel launches, copies and frees on one stream; wait only where the host needs memory";
   let description = [{
     Runs on host code after `gpu-kernel-outlining` and
@@ -399,6 +402,14 @@ def AmpGpuAsyncLaunches : Pass<"amp-gpu-async-launches", "func::FuncOp"> {
       terminator, `gpu.wait [%token]` waits for everything queued. A
       launch that already has an async token, dependencies or stream is
       left as it is (after such a wait).
+    - a `func.call` of a function declared with `amp.queued_variant = @g`
+      (the runtime's cuBLAS GEMM) becomes a call of `@g` (declared like the
+      callee if the module lacks it) without a wait: `@g` enqueues its work
+      on the CUDA legacy default stream, which the device orders after the
+      work of the pass's (blocking) streams and before their later work;
+      the call keeps a chain open, so the host waits before it next touches
+      memory (the runtime's stream synchronization also waits for the
+      legacy stream).
 
     So the host never touches memory that queued work may still use, and
     nothing is queued across region boundaries (each block of an `scf.for`
@@ -410,7 +421,8 @@ def AmpGpuAsyncLaunches : Pass<"amp-gpu-async-launches", "func::FuncOp"> {
     returns buffers to the driver. Compiled CUDA functions must therefore
     not run concurrently from several host threads.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 def AmpGpuManagedMemory : Pass<"amp-gpu-managed-memory", "ModuleOp"> {
