@@ -522,11 +522,11 @@ class Trainer:
 
     @property
     def scale(self):
-        return self._host(self._scaler)[0]
+        return self._host(self._scaler[:1])[0]
 
     @property
     def tracker(self):
-        return self._host(self._scaler)[1]
+        return self._host(self._scaler[1:])[0]
 
     def step(self, x, y_onehot):
         """One training step on a batch ``x`` ``[batch, in_features]`` and
