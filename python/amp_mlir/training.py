@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from .autodiff import Graph, Value
+from .device import DeviceArray, to_device
 
 __all__ = ["Linear", "ReLU", "GELU", "LayerNorm", "TransformerBlock", "SGD", "Adam",
            "build_train_step", "build_loss_and_grads", "Trainer", "cast_statistics"]
@@ -503,7 +504,6 @@ class Trainer:
         # step, which updates them in place).
         self._resident = target == "cuda"
         if self._resident:
-            from .device import to_device
             params, state, scaler = ([to_device(a) for a in group]
                                      for group in (params, state, scaler))
         self._params, self._state, self._scaler = params, state, scaler
@@ -551,7 +551,6 @@ class Trainer:
         return float(loss.numpy() if self._resident else loss)
 
     def _batch(self, a):
-        from .device import DeviceArray
         return a if self._resident and isinstance(a, DeviceArray) else np.asarray(a, np.float32)
 
     def predict(self, x):

@@ -3,6 +3,8 @@ weights resident on the GPU across calls. Without a GPU: the entry point and
 its `amp.may_write_args` in the lowered module, and the Python errors; with
 one (`bench/gpu/run.sh`): calls on device arrays against the host-memory
 calls, donation, and a resident training step against the CPU one."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -213,11 +215,18 @@ func.func @scale__amp_managed(%s: tensor<f32>) -> tensor<f32>
 """
 
 
-def test_invoke_device_ownership_on_host_memory(monkeypatch):
+@pytest.fixture
+def host_runtime(monkeypatch):
+    """The host-memory runtime in place of the CUDA one, and the stand-ins
+    compiled for the CPU."""
     from amp_mlir import device
     fake = _HostRuntime()
     monkeypatch.setattr(device, "_runtime", fake)
-    exe = amp.compile(STAND_INS)
+    return fake, amp.compile(STAND_INS)
+
+
+def test_invoke_device_ownership_on_host_memory(host_runtime):
+    fake, exe = host_runtime
     a = np.arange(4, dtype=np.float32)
     da = amp.to_device(a)
     assert len(fake.live) == 1
@@ -240,7 +249,6 @@ def test_invoke_device_ownership_on_host_memory(monkeypatch):
     p, q = exe.invoke_device("pair", r3)
     assert p.allocated_ptr == q.allocated_ptr
     np.testing.assert_array_equal(q.numpy(), [10, 2, 4, 6])
-    import gc
     del r, r2, r3
     gc.collect()
     assert fake.foreign_frees == 3
@@ -253,11 +261,8 @@ def test_invoke_device_ownership_on_host_memory(monkeypatch):
     assert fake.foreign_frees == 4 and fake.live == set()
 
 
-def test_invoke_device_aliasing_and_0d_on_host_memory(monkeypatch):
-    from amp_mlir import device
-    fake = _HostRuntime()
-    monkeypatch.setattr(device, "_runtime", fake)
-    exe = amp.compile(STAND_INS)
+def test_invoke_device_aliasing_and_0d_on_host_memory(host_runtime):
+    fake, exe = host_runtime
     x = np.array([10, 20, 30, 40], np.float32)
     dx = amp.to_device(x)
     # Written, not donated, and passed twice: the written one is a copy, so
@@ -277,6 +282,5 @@ def test_invoke_device_aliasing_and_0d_on_host_memory(monkeypatch):
     with pytest.raises(TypeError, match=r"@scale argument #0: expected an array"):
         exe.invoke_device("scale", object())
     del dx, s
-    import gc
     gc.collect()
     assert fake.live == set()

@@ -58,20 +58,6 @@ matchWaitedAsyncOp(Operation *op) {
   return std::make_pair(start, done);
 }
 
-/// Whether the only memory effects of `op` allocate (`gpu.alloc`,
-/// `memref.alloc`): it touches no memory that queued work may use.
-bool onlyAllocates(Operation *op) {
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> instances;
-  effects.getEffects(instances);
-  return !instances.empty() &&
-         llvm::all_of(instances, [](const MemoryEffects::EffectInstance &e) {
-           return isa<MemoryEffects::Allocate>(e.getEffect());
-         });
-}
-
 /// Whether `op` is an `scf.if` that only frees buffers (amp-gpu-managed-
 /// memory's waited-for `gpu.dealloc`s) and computes without memory
 /// effects: its block gets its own chain, and the host need not wait for
@@ -199,7 +185,9 @@ struct AmpGpuAsyncLaunchesPass
       // without memory effects: nothing to wait for. A terminator always
       // waits: nothing stays queued past the block.
       if (!op.hasTrait<OpTrait::IsTerminator>() && op.getNumRegions() == 0 &&
-          (isStreamStart(&op) || onlyAllocates(&op) || isMemoryEffectFree(&op)))
+          (isStreamStart(&op) ||
+           hasSingleEffect<MemoryEffects::Allocate>(&op) ||
+           isMemoryEffectFree(&op)))
         continue;
       // A conditional free (bufferization's ownership-based deallocation):
       // the host frees at once whatever the stream still runs.

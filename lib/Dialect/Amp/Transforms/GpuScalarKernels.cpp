@@ -24,11 +24,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::amp {
@@ -117,9 +117,7 @@ SmallVector<Value> inlineBody(OpBuilder &b, Location loc, linalg::LinalgOp op,
 
 /// The buffer a memref value is a view of (through view-like ops).
 Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
+  return memref::skipViewLikeOps(cast<MemrefValue>(v));
 }
 
 /// Why `op` (a linalg op on buffers without parallel loops) must stay on
