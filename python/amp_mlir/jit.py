@@ -146,6 +146,7 @@ class ExecutionEngine:
             raise ValueError(f"opt_level must be 0, 1, 2 or 3, got {opt_level!r}")
         self.module = module
         self.signatures = dict(signatures)
+        self._written = {}  # entry point -> arguments it may write
         libs = C.lib.ampGetJitRuntimeLibraries().decode().split(";")
         paths = (C.MlirStringRef * len(libs))(*[C.MlirStringRef.of(p) for p in libs])
         self._keep = [p.encode() for p in libs]
@@ -297,14 +298,20 @@ class ExecutionEngine:
         return out[0] if len(out) == 1 else tuple(out)
 
     def _may_write_args(self, entry):
-        """The arguments the managed entry point may write in place."""
-        text = self.module.function_attribute(entry, "amp.may_write_args")
-        if text is None:
-            # Not recorded: assume every argument may be written.
-            return set(range(len(self.signatures[entry[:-len("__amp_managed")]].inputs)))
-        inside = text[text.index("<") + 1:text.rindex(">")]
-        _, _, numbers = inside.partition(":")
-        return {int(n) for n in numbers.split(",") if n.strip()}
+        """The arguments the managed entry point may write in place (read
+        from the lowered module once per entry point: calls are a hot path)."""
+        cache = self._written
+        if entry not in cache:
+            text = self.module.function_attribute(entry, "amp.may_write_args")
+            if text is None:
+                # Not recorded: assume every argument may be written.
+                name = entry[:-len("__amp_managed")]
+                cache[entry] = set(range(len(self.signatures[name].inputs)))
+            else:
+                inside = text[text.index("<") + 1:text.rindex(">")]
+                _, _, numbers = inside.partition(":")
+                cache[entry] = {int(n) for n in numbers.split(",") if n.strip()}
+        return cache[entry]
 
     def _signature(self, name, args):
         if name not in self.signatures:
