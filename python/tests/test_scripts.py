@@ -114,3 +114,45 @@ def test_stream_order_checker_finds_hazards():
     assert "the block ends with ['%1'] queued" in hazards[3]
     fixed = ir.replace("  %2 = memref.load", "  gpu.wait [%1]\n  %2 = memref.load")
     assert check(fixed.splitlines())[0] == []
+
+
+def test_simt_emulator_catches_wrong_kernels(tmp_path):
+    # utils/simt_emulator.py (run by
+    # test/Dialect/Amp/Transforms/gpu-tensor-core-contractions-emulated.mlir)
+    # must pass the pass's kernels and fail one whose fragments are taken one
+    # row too low, and one with an op it does not know.
+    from amp_mlir._config import CAPI_LIBRARY
+    amp_opt = os.path.join(os.path.dirname(os.path.dirname(CAPI_LIBRARY)), "bin", "amp-opt")
+    source = tmp_path / "mm.mlir"
+    source.write_text("""
+func.func @f16(%a: memref<1024x32xf16>, %b: memref<32x1024xf16>, %c: memref<1024x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x32xf16>, memref<32x1024xf16>) outs(%c : memref<1024x1024xf32>)
+  return
+}
+func.func @bf16(%a: memref<1024x32xbf16>, %b: memref<32x1024xbf16>, %c: memref<1024x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x32xbf16>, memref<32x1024xbf16>) outs(%c : memref<1024x1024xf32>)
+  return
+}""")
+    kernels = tmp_path / "kernels.mlir"
+    subprocess.run([amp_opt, str(source), "--amp-gpu-tensor-core-contractions",
+                    "--mlir-print-op-generic", "-o", str(kernels)], check=True)
+    emulator = os.path.join(ROOT, "utils", "simt_emulator.py")
+    good = run(emulator, str(kernels))
+    assert good.returncode == 0, good.stderr
+    assert good.stdout.count("max |C - numpy| = 0\n") == 2
+
+    text = kernels.read_text()
+    # Rows g + 8 of every fragment read and written one row lower.
+    assert "floordiv 4 + 8)" in text
+    wrong = tmp_path / "wrong.mlir"
+    wrong.write_text(text.replace("floordiv 4 + 8)", "floordiv 4 + 9)"))
+    bad = run(emulator, str(wrong))
+    assert bad.returncode == 1
+    assert "max |C - numpy| = 0\n" not in bad.stdout + bad.stderr
+    assert "out of bounds" in bad.stderr or "max |C - numpy|" in bad.stdout
+
+    unknown = tmp_path / "unknown.mlir"
+    unknown.write_text(text.replace('"nvgpu.mma.sync"', '"nvgpu.mma.sp.sync"'))
+    r = run(emulator, str(unknown), "--func", "f16")
+    assert r.returncode == 1
+    assert "simt_emulator: f16: op 'nvgpu.mma.sp.sync' is not emulated" in r.stderr

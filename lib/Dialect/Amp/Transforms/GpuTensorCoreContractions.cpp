@@ -25,6 +25,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -40,11 +41,14 @@
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <map>
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPGPUTENSORCORECONTRACTIONS
@@ -58,33 +62,33 @@ namespace {
 
 constexpr StringLiteral kMarker = "amp.tensor_core";
 
-/// One block per 16 x 8 output tile (one warp, 32 threads), k in steps of
-/// 16: the m16n8k16 mma.sync shape.
+/// The schedule of one matmul, with @BM@ x @BN@ the block tile, @WM@ x @WN@
+/// the warp tile and @TX@ x @TY@ the threads of a block (32 per warp along
+/// x): tiled to blocks, then to warps, then k in steps of 16 (the
+/// m16n8k16 mma.sync shape), and vectorized. The pass unrolls each warp's
+/// @WM@ x @WN@ x 16 contraction to m16n8k16 pieces afterwards.
 constexpr StringLiteral kSchedule = R"mlir(
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} attributes{amp.tensor_core} in %root
         : (!transform.any_op) -> !transform.any_op
-    transform.foreach %mm : !transform.any_op {
-    ^bb0(%one: !transform.any_op):
-      %tiled, %forall = transform.structured.tile_using_forall %one tile_sizes [16, 8]
-          (mapping = [#gpu.block<y>, #gpu.block<x>])
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %tk, %loop = transform.structured.tile_using_for %tiled tile_sizes [0, 0, 16]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      transform.structured.vectorize %tk : !transform.any_op
-      %launch = transform.gpu.map_forall_to_blocks %forall generate_gpu_launch
-          : (!transform.any_op) -> !transform.any_op
-      %mapped = transform.gpu.map_nested_forall_to_threads %launch block_dims = [32, 1, 1]
-          : (!transform.any_op) -> !transform.any_op
-    }
+    %tiled, %blocks = transform.structured.tile_using_forall %mm tile_sizes [@BM@, @BN@]
+        (mapping = [#gpu.block<y>, #gpu.block<x>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %warp, %warps = transform.structured.tile_using_forall %tiled tile_sizes [@WM@, @WN@]
+        (mapping = [#gpu.warp<y>, #gpu.warp<x>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %tk, %loop = transform.structured.tile_using_for %warp tile_sizes [0, 0, 16]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.structured.vectorize %tk : !transform.any_op
+    %launch = transform.gpu.map_forall_to_blocks %blocks generate_gpu_launch
+        : (!transform.any_op) -> !transform.any_op
+    %mapped = transform.gpu.map_nested_forall_to_threads %launch block_dims = [@TX@, @TY@, 1]
+        sync_after_distribute = false
+        : (!transform.any_op) -> !transform.any_op
     // Turn multiply + multi_reduction into vector.contract and fold the
     // f16/bf16 -> f32 extensions into it (a mixed-precision contraction).
-    // Only the vectorized matmuls have vector ops: the rest of each
-    // function is still linalg.
-    %funcs = transform.structured.match ops{["func.func"]} in %root
-        : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %funcs {
+    transform.apply_patterns to %mapped {
       transform.apply_patterns.vector.reduction_to_contract
       transform.apply_patterns.vector.transfer_permutation_patterns
       transform.apply_patterns.vector.fold_arith_extension
@@ -94,6 +98,89 @@ module attributes {transform.with_named_sequence} {
   }
 }
 )mlir";
+
+/// How one matmul is spread over the GPU: the output tile of a block and of
+/// each of its warps (m x n, multiples of 16 x 8).
+struct TileConfig {
+  int64_t blockM, blockN, warpM, warpN;
+
+  int64_t warpsM() const { return blockM / warpM; }
+  int64_t warpsN() const { return blockN / warpN; }
+  bool operator<(const TileConfig &o) const {
+    return std::tie(blockM, blockN, warpM, warpN) <
+           std::tie(o.blockM, o.blockN, o.warpM, o.warpN);
+  }
+};
+
+/// Below this many warps in all, warp tiles are made smaller, trading
+/// register reuse for parallelism (H100/H200: 132 SMs, 4 warps each).
+constexpr int64_t kMinWarps = 528;
+
+/// The tiles of an m x n x k matmul (m, n multiples of 16, 8): each warp
+/// takes the largest tile up to 64 x 64 that divides the output, which reuses
+/// every loaded A fragment for warpN / 8 and every B fragment for warpM / 16
+/// mma.syncs, shrunk while the matmul would have fewer than kMinWarps warps;
+/// blocks group up to 2 x 2 such warps where the output divides.
+TileConfig chooseTiles(int64_t m, int64_t n) {
+  auto largestDividing = [](int64_t size, int64_t largest, int64_t smallest) {
+    int64_t tile = largest;
+    while (tile > smallest && size % tile)
+      tile /= 2;
+    return tile;
+  };
+  int64_t warpM = largestDividing(m, 64, 16);
+  int64_t warpN = largestDividing(n, 64, 8);
+  while ((m / warpM) * (n / warpN) < kMinWarps && (warpM > 16 || warpN > 8)) {
+    // Halve the longer side, counted in mma tiles (16 rows, 8 columns).
+    bool halveM = warpN == 8 || (warpM > 16 && warpM >= 2 * warpN);
+    (halveM ? warpM : warpN) /= 2;
+  }
+  int64_t blockM = m % (2 * warpM) ? warpM : 2 * warpM;
+  int64_t blockN = n % (2 * warpN) ? warpN : 2 * warpN;
+  return {blockM, blockN, warpM, warpN};
+}
+
+/// The schedule text for `config`.
+std::string scheduleFor(const TileConfig &config) {
+  std::string text = kSchedule.str();
+  auto substitute = [&](StringRef key, int64_t value) {
+    std::string v = std::to_string(value);
+    for (size_t at = text.find(key); at != std::string::npos;
+         at = text.find(key, at + v.size()))
+      text.replace(at, key.size(), v);
+  };
+  substitute("@BM@", config.blockM);
+  substitute("@BN@", config.blockN);
+  substitute("@WM@", config.warpM);
+  substitute("@WN@", config.warpN);
+  substitute("@TX@", 32 * config.warpsN());
+  substitute("@TY@", config.warpsM());
+  return text;
+}
+
+/// The m16n8k16 shape a warp-level vector op of a tensor-core launch is
+/// unrolled to: the contraction itself, its operands' reads (A: 16 x 16,
+/// B: 16 x 8, C: 16 x 8) and the accumulator's write (16 x 8).
+std::optional<SmallVector<int64_t>> mmaNativeShape(Operation *op) {
+  if (isa<vector::ContractionOp>(op))
+    return SmallVector<int64_t>{16, 8, 16};
+  if (isa<vector::TransferWriteOp>(op))
+    return SmallVector<int64_t>{16, 8};
+  auto read = dyn_cast<vector::TransferReadOp>(op);
+  if (!read)
+    return std::nullopt;
+  // A read feeds a contraction, or (once the contraction is unrolled) the
+  // slices that feed its pieces.
+  for (Operation *user : read->getUsers()) {
+    if (auto contract = dyn_cast<vector::ContractionOp>(user))
+      return contract.getLhs() == read.getResult()
+                 ? SmallVector<int64_t>{16, 16}
+                 : SmallVector<int64_t>{16, 8};
+    if (auto slice = dyn_cast<vector::ExtractStridedSliceOp>(user))
+      return llvm::to_vector(slice.getType().getShape());
+  }
+  return std::nullopt;
+}
 
 /// The compute capability of `chip` ("sm_90", "sm_90a", "sm_80", ...) as
 /// major * 10 + minor, or nothing.
@@ -124,8 +211,8 @@ vector::TransferReadOp getPlainRead(Value v) {
   return read && isPlainMemRefTransfer(read) ? read : vector::TransferReadOp();
 }
 
-/// Lowers one warp's m16n8k16 bf16 contraction, as the schedule leaves it
-/// in a k step:
+/// Lowers a warp's m16n8k16 bf16 contractions, as the schedule and the
+/// unrolling leave them in a k step:
 ///
 ///   %a = vector.transfer_read %A[i, k] : memref, vector<16x16xbf16>  (m x k)
 ///   %b = vector.transfer_read %B[k, j] : memref, vector<16x8xbf16>   (k x n)
@@ -134,132 +221,187 @@ vector::TransferReadOp getPlainRead(Value v) {
 ///   vector.transfer_write %d, %C[i, j]
 ///
 /// to the fragments each lane holds and one `nvvm.mma.sync` with bf16
-/// multiplicands and f32 accumulators. Fragment layout (PTX ISA, "Matrix
-/// Fragments for mma.m16n8k16 with floating point type", the same for .f16
-/// and .bf16; g = laneid / 4, t = laneid % 4):
+/// multiplicands and f32 accumulators. An A or B tile that feeds several
+/// contractions (a warp tile larger than 16 x 8) is loaded once, where it
+/// was read. Fragment layout (PTX ISA, "Matrix Fragments for mma.m16n8k16
+/// with floating point type", the same for .f16 and .bf16; g = laneid / 4,
+/// t = laneid % 4):
 ///   A, four registers of two bf16: (row g, cols 2t, 2t+1), (g+8, 2t..),
 ///     (g, 2t+8..), (g+8, 2t+8..); the lower column in the low half;
 ///   B, two registers: (rows 2t, 2t+1, col g), (rows 2t+8, 2t+9, col g);
 ///   C and D, four f32: (row g, cols 2t, 2t+1), (row g+8, cols 2t, 2t+1).
-/// These are the lane positions MLIR's f16 conversion loads as well.
-LogicalResult lowerBf16Contraction(RewriterBase &rewriter,
-                                   vector::ContractionOp contract) {
-  MLIRContext *ctx = rewriter.getContext();
-  auto lhsType = contract.getLhsType(), rhsType = contract.getRhsType();
-  auto accType = dyn_cast<VectorType>(contract.getAccType());
-  if (!lhsType.getElementType().isBF16() ||
-      !rhsType.getElementType().isBF16() || !accType ||
-      !accType.getElementType().isF32() ||
-      lhsType.getShape() != ArrayRef<int64_t>{16, 16} ||
-      rhsType.getShape() != ArrayRef<int64_t>{16, 8} ||
-      accType.getShape() != ArrayRef<int64_t>{16, 8} ||
-      contract.getKind() != vector::CombiningKind::ADD ||
-      isa<vector::MaskOp>(contract->getParentOp()))
-    return failure();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  if (contract.getIndexingMapsArray() !=
-      AffineMap::inferFromExprList(
-          ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {k, n}, {m, n}}, ctx))
-    return failure();
-  vector::TransferReadOp readA = getPlainRead(contract.getLhs());
-  vector::TransferReadOp readB = getPlainRead(contract.getRhs());
-  if (!readA || !readB || !contract->hasOneUse())
-    return failure();
-  auto write = dyn_cast<vector::TransferWriteOp>(*contract->user_begin());
-  if (!write || !isPlainMemRefTransfer(write))
-    return failure();
-  vector::TransferReadOp readC = getPlainRead(contract.getAcc());
-  if (!readC)
-    return failure();
+/// These are the lane positions MLIR's f16 conversion loads as well. The
+/// positions are affine in the tile's indices and the lane id, so that
+/// upstream's hoisting can tell the accumulator pairs of different tiles
+/// apart.
+class Bf16MmaLowering {
+public:
+  explicit Bf16MmaLowering(RewriterBase &rewriter) : rewriter(rewriter) {}
 
-  Location loc = contract.getLoc();
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(write);
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, v);
-  };
-  auto add = [&](Value a, Value b) -> Value {
-    return arith::AddIOp::create(rewriter, loc, a, b);
-  };
-  Value lane = gpu::LaneIdOp::create(rewriter, loc, /*upper_bound=*/nullptr);
-  Value g = arith::DivUIOp::create(rewriter, loc, lane, index(4));
-  Value t2 = arith::MulIOp::create(
-      rewriter, loc, arith::RemUIOp::create(rewriter, loc, lane, index(4)),
-      index(2));
-  Value c8 = index(8);
+  LogicalResult lower(vector::ContractionOp contract) {
+    MLIRContext *ctx = rewriter.getContext();
+    auto lhsType = contract.getLhsType(), rhsType = contract.getRhsType();
+    auto accType = dyn_cast<VectorType>(contract.getAccType());
+    if (!lhsType.getElementType().isBF16() ||
+        !rhsType.getElementType().isBF16() || !accType ||
+        !accType.getElementType().isF32() ||
+        lhsType.getShape() != ArrayRef<int64_t>{16, 16} ||
+        rhsType.getShape() != ArrayRef<int64_t>{16, 8} ||
+        accType.getShape() != ArrayRef<int64_t>{16, 8} ||
+        contract.getKind() != vector::CombiningKind::ADD ||
+        isa<vector::MaskOp>(contract->getParentOp()))
+      return failure();
+    AffineExpr m, n, k;
+    bindDims(ctx, m, n, k);
+    if (contract.getIndexingMapsArray() !=
+        AffineMap::inferFromExprList(
+            ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {k, n}, {m, n}}, ctx))
+      return failure();
+    vector::TransferReadOp readA = getPlainRead(contract.getLhs());
+    vector::TransferReadOp readB = getPlainRead(contract.getRhs());
+    if (!readA || !readB || !contract->hasOneUse())
+      return failure();
+    auto write = dyn_cast<vector::TransferWriteOp>(*contract->user_begin());
+    if (!write || !isPlainMemRefTransfer(write))
+      return failure();
+    vector::TransferReadOp readC = getPlainRead(contract.getAcc());
+    if (!readC || !readC->hasOneUse())
+      return failure();
 
-  Type bf16 = lhsType.getElementType(), f32 = accType.getElementType();
-  Type i32 = rewriter.getI32Type();
-  auto pairOf = [&](Type elem) { return VectorType::get({2}, elem); };
-  auto asRegister = [&](Value pair) -> Value {
-    return LLVM::BitcastOp::create(rewriter, loc, i32, pair);
-  };
+    // Copies: the map of fragments may grow (and move) in between.
+    SmallVector<Value> a(fragmentsA(readA));
+    SmallVector<Value> b(fragmentsB(readB));
+    Location loc = contract.getLoc();
+    OpBuilder::InsertionGuard guard(rewriter);
+    // C: rows g and g + 8, columns 2t and 2t + 1. The pairs move through
+    // in-bounds transfers, which the pass hoists out of the k loop
+    // afterwards (the same positions are read and written in every k step).
+    Type f32 = accType.getElementType();
+    rewriter.setInsertionPoint(readC);
+    SmallVector<Value> c;
+    for (auto [row, col] : accumulatorPositions(readC)) {
+      Value pair = vector::TransferReadOp::create(
+          rewriter, loc, pairOf(f32), readC.getBase(), ValueRange{row, col},
+          /*padding=*/std::nullopt, /*inBounds=*/ArrayRef<bool>{true});
+      for (int64_t i : {0, 1})
+        c.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
+    }
 
-  // A: pairs along k (contiguous in row-major A).
-  Value rowA = readA.getIndices()[0], colA = readA.getIndices()[1];
-  SmallVector<Value> a;
-  for (auto [dRow, dCol] : {std::pair{0, 0}, {8, 0}, {0, 8}, {8, 8}}) {
-    Value row = add(rowA, dRow ? add(g, c8) : g);
-    Value col = add(colA, dCol ? add(t2, c8) : t2);
-    a.push_back(asRegister(vector::LoadOp::create(
-        rewriter, loc, pairOf(bf16), readA.getBase(), ValueRange{row, col})));
-  }
-  // B: pairs along k, a column of row-major B: two scalar loads each.
-  Value rowB = readB.getIndices()[0], colB = add(readB.getIndices()[1], g);
-  SmallVector<Value> b;
-  for (int64_t dRow : {0, 8}) {
-    Value first = add(rowB, dRow ? add(t2, c8) : t2);
-    Value second = add(first, index(1));
-    Value lo = memref::LoadOp::create(rewriter, loc, readB.getBase(),
-                                      ValueRange{first, colB});
-    Value hi = memref::LoadOp::create(rewriter, loc, readB.getBase(),
-                                      ValueRange{second, colB});
-    b.push_back(asRegister(vector::FromElementsOp::create(
-        rewriter, loc, pairOf(bf16), ValueRange{lo, hi})));
-  }
-  // C: rows g and g + 8, columns 2t and 2t + 1.
-  auto accRows = [&](ValueRange base) {
-    return std::array<std::pair<Value, Value>, 2>{
-        std::pair{add(base[0], g), add(base[1], t2)},
-        std::pair{add(base[0], add(g, c8)), add(base[1], t2)}};
-  };
-  // The accumulator pairs move through in-bounds transfers, which the pass
-  // hoists out of the k loop afterwards (the same positions are read and
-  // written in every k step).
-  SmallVector<Value> c;
-  for (auto [row, col] : accRows(readC.getIndices())) {
-    Value pair = vector::TransferReadOp::create(
-        rewriter, loc, pairOf(f32), readC.getBase(), ValueRange{row, col},
-        /*padding=*/std::nullopt, /*inBounds=*/ArrayRef<bool>{true});
-    for (int64_t i : {0, 1})
-      c.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
+    rewriter.setInsertionPoint(write);
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    Value d = NVVM::MmaOp::create(
+        rewriter, loc, resultType, a, b, c, /*shape=*/{16, 8, 16},
+        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                      NVVM::MMATypes::bf16},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    for (auto [i, position] : llvm::enumerate(accumulatorPositions(write))) {
+      auto [row, col] = position;
+      Value lo = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i);
+      Value hi = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i + 1);
+      Value pair = vector::FromElementsOp::create(rewriter, loc, pairOf(f32),
+                                                  ValueRange{lo, hi});
+      vector::TransferWriteOp::create(rewriter, loc, pair, write.getBase(),
+                                      ValueRange{row, col},
+                                      /*inBounds=*/ArrayRef<bool>{true});
+    }
+    rewriter.eraseOp(write);
+    rewriter.eraseOp(contract);
+    rewriter.eraseOp(readC);
+    return success();
   }
 
-  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  Value d = NVVM::MmaOp::create(
-      rewriter, loc, resultType, a, b, c, /*shape=*/{16, 8, 16},
-      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
-      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                     NVVM::MMALayout::col});
-  for (auto [i, position] : llvm::enumerate(accRows(write.getIndices()))) {
-    auto [row, col] = position;
-    Value lo = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i);
-    Value hi = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i + 1);
-    Value pair = vector::FromElementsOp::create(rewriter, loc, pairOf(f32),
-                                                ValueRange{lo, hi});
-    vector::TransferWriteOp::create(rewriter, loc, pair, write.getBase(),
-                                    ValueRange{row, col},
-                                    /*inBounds=*/ArrayRef<bool>{true});
+  /// Erases the A and B reads whose fragments replaced them.
+  void eraseDeadReads() {
+    for (auto &entry : fragments)
+      if (entry.first->use_empty())
+        rewriter.eraseOp(entry.first);
   }
-  rewriter.eraseOp(write);
-  rewriter.eraseOp(contract);
-  for (vector::TransferReadOp read : {readA, readB, readC})
-    if (read->use_empty())
-      rewriter.eraseOp(read);
-  return success();
-}
+
+private:
+  static VectorType pairOf(Type elem) { return VectorType::get({2}, elem); }
+
+  /// `base` + `laneExpr`(lane id) + `offset`, composed into one affine.apply.
+  Value at(Location loc, Value base, AffineExpr laneExpr, int64_t offset) {
+    AffineExpr d0 = rewriter.getAffineDimExpr(0);
+    return affine::makeComposedAffineApply(
+        rewriter, loc, d0 + laneExpr + offset,
+        ArrayRef<OpFoldResult>{base, laneId(loc)});
+  }
+  /// g = laneid / 4 and 2t = 2 * (laneid % 4), as functions of the lane id
+  /// (the second dimension of `at`).
+  AffineExpr g() { return rewriter.getAffineDimExpr(1).floorDiv(4); }
+  AffineExpr twoT() { return rewriter.getAffineDimExpr(1) % 4 * 2; }
+
+  Value laneId(Location loc) {
+    return gpu::LaneIdOp::create(rewriter, loc, /*upper_bound=*/nullptr);
+  }
+
+  Value asRegister(Location loc, Value pair) {
+    return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair);
+  }
+
+  /// A: four registers, pairs along k (contiguous in row-major A).
+  ArrayRef<Value> fragmentsA(vector::TransferReadOp read) {
+    SmallVector<Value> &regs = fragments[read];
+    if (!regs.empty())
+      return regs;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(read);
+    Location loc = read.getLoc();
+    Type bf16 = read.getVectorType().getElementType();
+    Value row0 = read.getIndices()[0], col0 = read.getIndices()[1];
+    for (auto [dRow, dCol] : {std::pair{0, 0}, {8, 0}, {0, 8}, {8, 8}}) {
+      Value row = at(loc, row0, g(), dRow);
+      Value col = at(loc, col0, twoT(), dCol);
+      regs.push_back(asRegister(
+          loc, vector::LoadOp::create(rewriter, loc, pairOf(bf16),
+                                      read.getBase(), ValueRange{row, col})));
+    }
+    return regs;
+  }
+
+  /// B: two registers, pairs along k, a column of row-major B: two scalar
+  /// loads each.
+  ArrayRef<Value> fragmentsB(vector::TransferReadOp read) {
+    SmallVector<Value> &regs = fragments[read];
+    if (!regs.empty())
+      return regs;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(read);
+    Location loc = read.getLoc();
+    Type bf16 = read.getVectorType().getElementType();
+    Value row0 = read.getIndices()[0];
+    Value col = at(loc, read.getIndices()[1], g(), 0);
+    for (int64_t dRow : {0, 8}) {
+      SmallVector<Value> pair;
+      for (int64_t second : {0, 1})
+        pair.push_back(memref::LoadOp::create(
+            rewriter, loc, read.getBase(),
+            ValueRange{at(loc, row0, twoT(), dRow + second), col}));
+      regs.push_back(asRegister(loc, vector::FromElementsOp::create(
+                                         rewriter, loc, pairOf(bf16), pair)));
+    }
+    return regs;
+  }
+
+  /// The two accumulator pairs of a lane in the C tile `transfer` accesses:
+  /// (row g, column 2t) and (row g + 8, column 2t).
+  std::array<std::pair<Value, Value>, 2>
+  accumulatorPositions(VectorTransferOpInterface transfer) {
+    Location loc = transfer->getLoc();
+    Value row0 = transfer.getIndices()[0], col0 = transfer.getIndices()[1];
+    Value col = at(loc, col0, twoT(), 0);
+    return {std::pair{at(loc, row0, g(), 0), col},
+            std::pair{at(loc, row0, g(), 8), col}};
+  }
+
+  RewriterBase &rewriter;
+  /// The i32 fragment registers loaded for each A and B read.
+  llvm::MapVector<Operation *, SmallVector<Value>> fragments;
+};
 
 struct AmpGpuTensorCoreContractionsPass
     : public amp::impl::AmpGpuTensorCoreContractionsBase<
@@ -273,17 +415,12 @@ struct AmpGpuTensorCoreContractionsPass
              << "amp-gpu-tensor-core-contractions: chip must be sm_<NN>[a|f], "
                 "got '"
              << chip << "'";
-    ParserConfig config(ctx);
-    schedule = std::make_shared<OwningOpRef<ModuleOp>>(parseSourceString<ModuleOp>(
-        kSchedule, config, "amp-tensor-core-schedule"));
-    if (!*schedule)
-      return failure();
     return success();
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    bool any = false;
+    SmallVector<std::pair<linalg::MatmulOp, TileConfig>> matmuls;
     module.walk([&](linalg::MatmulOp mm) {
       if (!mm.hasPureBufferSemantics())
         return;
@@ -319,22 +456,23 @@ struct AmpGpuTensorCoreContractionsPass
         return;
       }
       int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-      // One block per 16 x 8 tile: gridDim.y (m / 16) is at most 65535.
-      if (m / 16 > 65535) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: ")
-            << m << " rows exceed the grid (65535 blocks of 16); SIMT fallback";
-        return;
-      }
       if (m % 16 || n % 8 || k % 16) {
         mm.emitRemark("amp-gpu-tensor-core-contractions: ")
             << m << "x" << n << "x" << k
             << " is not a multiple of the 16x8x16 mma tile; SIMT fallback";
         return;
       }
-      mm->setAttr(kMarker, UnitAttr::get(mm.getContext()));
-      any = true;
+      TileConfig config = chooseTiles(m, n);
+      // gridDim.y (m / blockM) is at most 65535.
+      if (m / config.blockM > 65535) {
+        mm.emitRemark("amp-gpu-tensor-core-contractions: ")
+            << m << " rows exceed the grid (65535 blocks of " << config.blockM
+            << "); SIMT fallback";
+        return;
+      }
+      matmuls.push_back({mm, config});
     });
-    if (!any)
+    if (matmuls.empty())
       return;
 
     // Launches that were there before (written by the user or an earlier
@@ -342,12 +480,25 @@ struct AmpGpuTensorCoreContractionsPass
     DenseSet<Operation *> earlierLaunches;
     module.walk([&](gpu::LaunchOp launch) { earlierLaunches.insert(launch); });
 
-    ModuleOp scheduleModule = schedule->get();
-    auto entry = scheduleModule.lookupSymbol<transform::NamedSequenceOp>(
-        "__transform_main");
-    if (failed(transform::applyTransformNamedSequence(
-            module, entry, scheduleModule, transform::TransformOptions())))
-      return signalPassFailure();
+    // One matmul at a time, each with the schedule of its tiles (parsed
+    // once per distinct tiling).
+    std::map<TileConfig, OwningOpRef<ModuleOp>> schedules;
+    for (auto [mm, config] : matmuls) {
+      OwningOpRef<ModuleOp> &schedule = schedules[config];
+      if (!schedule) {
+        ParserConfig parserConfig(&getContext());
+        schedule = parseSourceString<ModuleOp>(
+            scheduleFor(config), parserConfig, "amp-tensor-core-schedule");
+        if (!schedule)
+          return signalPassFailure();
+      }
+      auto entry = schedule->lookupSymbol<transform::NamedSequenceOp>(
+          "__transform_main");
+      mm->setAttr(kMarker, UnitAttr::get(&getContext()));
+      if (failed(transform::applyTransformNamedSequence(
+              module, entry, *schedule, transform::TransformOptions())))
+        return signalPassFailure();
+    }
 
     // The contractions to nvgpu.mma.sync, inside the new launches only:
     // MLIR 22's convert-vector-to-gpu{use-nvgpu} also tries to convert every
@@ -365,22 +516,36 @@ struct AmpGpuTensorCoreContractionsPass
       RewritePatternSet fold(&getContext());
       memref::populateFoldMemRefAliasOpPatterns(fold);
       (void)applyPatternsGreedily(launch, std::move(fold));
+      // Each warp's contraction to m16n8k16 pieces, each reading its own
+      // fragments' tile; a loaded A tile serves a row of pieces, a B tile a
+      // column.
+      RewritePatternSet unroll(&getContext());
+      vector::populateVectorUnrollPatterns(
+          unroll,
+          vector::UnrollVectorOptions().setNativeShapeFn(mmaNativeShape));
+      vector::ExtractStridedSliceOp::getCanonicalizationPatterns(unroll,
+                                                                 &getContext());
+      vector::InsertStridedSliceOp::getCanonicalizationPatterns(unroll,
+                                                                &getContext());
+      (void)applyPatternsGreedily(launch, std::move(unroll));
     }
     IRRewriter rewriter(&getContext());
     for (gpu::LaunchOp launch : launches) {
-      // bf16: lowered here (see lowerBf16Contraction).
+      // bf16: lowered here (see Bf16MmaLowering).
       SmallVector<vector::ContractionOp> bf16Contractions;
       launch->walk([&](vector::ContractionOp contract) {
         if (contract.getLhsType().getElementType().isBF16())
           bf16Contractions.push_back(contract);
       });
+      Bf16MmaLowering bf16Lowering(rewriter);
       for (vector::ContractionOp contract : bf16Contractions)
-        if (failed(lowerBf16Contraction(rewriter, contract))) {
+        if (failed(bf16Lowering.lower(contract))) {
           contract.emitError("amp-gpu-tensor-core-contractions: the bf16 "
                              "m16n8k16 contraction could not be mapped to "
                              "mma.sync");
           return signalPassFailure();
         }
+      bf16Lowering.eraseDeadReads();
       keepAccumulatorsInRegisters(rewriter, launch);
       if (!bf16Contractions.empty()) {
         // The accumulator pairs' transfers to plain vector loads and stores.
@@ -392,8 +557,16 @@ struct AmpGpuTensorCoreContractionsPass
       }
       RewritePatternSet prepare(&getContext());
       populatePrepareVectorToMMAPatterns(prepare, /*useNvGpu=*/true);
-      if (failed(applyPatternsGreedily(launch, std::move(prepare))) ||
-          failed(convertVectorToNVVMCompatibleMMASync(rewriter, launch))) {
+      if (failed(applyPatternsGreedily(launch, std::move(prepare)))) {
+        launch.emitError("amp-gpu-tensor-core-contractions: the m16n8k16 "
+                         "contraction could not be mapped to mma.sync");
+        return signalPassFailure();
+      }
+      // Preparing each contraction gives it its own (transposed) read of B:
+      // merged again, so that each B fragment is loaded once per k step.
+      DominanceInfo dominance;
+      eliminateCommonSubExpressions(rewriter, dominance, launch);
+      if (failed(convertVectorToNVVMCompatibleMMASync(rewriter, launch))) {
         launch.emitError("amp-gpu-tensor-core-contractions: the m16n8k16 "
                          "contraction could not be mapped to mma.sync");
         return signalPassFailure();
@@ -432,8 +605,6 @@ struct AmpGpuTensorCoreContractionsPass
   }
 
   std::optional<int> capability;
-  /// The parsed schedule, shared by the clones of the pass (read only).
-  std::shared_ptr<OwningOpRef<ModuleOp>> schedule;
 };
 
 } // namespace

@@ -1,20 +1,23 @@
 // RUN: amp-opt %s -split-input-file --amp-gpu-tensor-core-contractions -verify-diagnostics | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-gpu-tensor-core-contractions 2>/dev/null | FileCheck %s --check-prefix=TILE
 // RUN: amp-opt %s -split-input-file --amp-gpu-tensor-core-contractions=chip=sm_75 2>&1 | FileCheck %s --check-prefix=SM75
 // RUN: not amp-opt %s --amp-gpu-tensor-core-contractions=chip=volta 2>&1 | FileCheck %s --check-prefix=CHIP
 
-// One block of one warp per 16x8 output tile, k in steps of 16, one
-// m16n8k16 mma.sync with f16 operands and f32 accumulators per step. Each
-// lane's accumulator fragment is loaded before the k loop, carried in
-// registers through it and stored once after it.
+// A small matmul: warp tiles shrink to the 16x8 mma tile for parallelism,
+// and blocks group 2 x 2 warps (64 x 2 threads) over 32 x 16 of the output.
+// k in steps of 16, one m16n8k16 mma.sync with f16 operands and f32
+// accumulators per step. Each lane's accumulator fragment is loaded before
+// the k loop, carried in registers through it and stored once after it.
 // CHECK-LABEL: func @f16_matmul
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4{{(_[0-9]+)?}}, {{.*}} = %c4{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
 // CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
 // CHECK: scf.for {{.*}} = %c0{{(_[0-9]+)?}} to %c128 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
-// CHECK-NOT: %arg2
+// CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: nvgpu.mma.sync({{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK-NOT: %arg2
+// CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
+// CHECK-NOT: gpu.barrier
 // CHECK-NOT: linalg.matmul
 // SM75: warning: amp-gpu-tensor-core-contractions: sm_75 has no mma.sync m16n8k16 (sm_80+); this contraction runs as SIMT code with f32 accumulation
 // SM75-LABEL: func @f16_matmul
@@ -32,24 +35,76 @@ func.func @f16_matmul(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref
 // g and g+8, g = lane / 4; B: two scalars along k of column g; C: pairs of
 // rows g and g+8), packs bf16 pairs into i32 registers and issues one
 // nvvm.mma.sync with bf16 multiplicands and f32 accumulators. The C pairs
-// are loaded before the k loop and stored after it.
+// are loaded before the k loop and stored after it. 32 x 8: one block of
+// 2 x 1 warps.
 // CHECK-LABEL: func @bf16_matmul
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
-// CHECK: %[[LANE:.*]] = gpu.lane_id
-// CHECK: %[[G:.*]] = arith.divui %[[LANE]], %c4
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
 // CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<32x8xf32>, vector<2xf32>
 // CHECK: scf.for {{.*}} iter_args(%[[C0:.*]] = %{{.*}}, %[[C1:.*]] = %{{.*}}) -> (vector<2xf32>, vector<2xf32>)
 // CHECK-COUNT-4: vector.load %arg0[{{.*}}] : memref<32x32xbf16>, vector<2xbf16>
 // CHECK-COUNT-4: memref.load %arg1[{{.*}}] : memref<32x8xbf16>
-// CHECK-NOT: %arg2
+// CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: nvvm.mma.sync A[{{.*}}, {{.*}}, {{.*}}, {{.*}}] B[{{.*}}, {{.*}}] C[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK-NOT: %arg2
+// CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<32x8xf32>, vector<2xf32>
 // CHECK-NOT: vector.contract
 // CHECK-NOT: linalg.matmul
 func.func @bf16_matmul(%d: memref<32x32xbf16>, %e: memref<32x8xbf16>, %f: memref<32x8xf32>) {
   linalg.matmul ins(%d, %e : memref<32x32xbf16>, memref<32x8xbf16>) outs(%f : memref<32x8xf32>)
+  return
+}
+
+// -----
+
+// A larger matmul: each warp takes a 32 x 32 output tile (1024 warps of
+// 32 x 32 are enough to fill the GPU), blocks 2 x 2 warps over 64 x 64.
+// Per k step a warp loads two A tiles (4 pairs each) and four B tiles
+// (4 scalars each) once and issues 2 x 4 mma.syncs, each A fragment used by
+// four of them and each B fragment by two; the eight accumulator fragments
+// stay in registers through the k loop.
+// CHECK-LABEL: func @f16_warp_tile
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
+// CHECK-COUNT-16: vector.load %arg2
+// CHECK: scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK-COUNT-8: nvgpu.mma.sync
+// CHECK-NOT: %arg2{{[^0-9]}}
+// CHECK: scf.yield
+// CHECK-COUNT-16: vector.store {{.*}}, %arg2
+// CHECK: gpu.terminator
+// TILE-LABEL: func @f16_warp_tile
+// TILE: scf.for
+// TILE-COUNT-8: vector.load %arg0
+// TILE-NOT: vector.load %arg0
+// TILE-COUNT-16: memref.load %arg1
+// TILE-NOT: memref.load
+// TILE: scf.yield
+func.func @f16_warp_tile(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: memref<1024x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x64xf16>, memref<64x1024xf16>) outs(%c : memref<1024x1024xf32>)
+  return
+}
+
+// -----
+
+// The same in bf16: fragments loaded once per tile and k step, eight
+// nvvm.mma.syncs, sixteen accumulator pairs in registers.
+// CHECK-LABEL: func @bf16_warp_tile
+// CHECK-COUNT-16: vector.load %arg2
+// CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
+// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-NOT: %arg2{{[^0-9]}}
+// CHECK: scf.yield
+// CHECK-COUNT-16: vector.store {{.*}}, %arg2
+// CHECK: gpu.terminator
+// TILE-LABEL: func @bf16_warp_tile
+// TILE: scf.for
+// TILE-COUNT-8: vector.load %arg0
+// TILE-NOT: vector.load %arg0
+// TILE-COUNT-16: memref.load %arg1
+// TILE-NOT: memref.load
+// TILE: scf.yield
+func.func @bf16_warp_tile(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1024x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x64xbf16>, memref<64x1024xbf16>) outs(%c : memref<1024x1024xf32>)
   return
 }
 

@@ -232,11 +232,18 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     Every `linalg.matmul` on static, identity-layout buffers with f16 x f16
     or bf16 x bf16 inputs and an f32 output (what `amp-fp32-accumulation`
     makes of an autocast matmul) whose m, n, k are multiples of 16, 8, 16
-    becomes a `gpu.launch`: one block of one warp per 16 x 8 output tile,
-    a loop over k in steps of 16, and a mixed-precision `vector.contract`
-    (f16/bf16 operands, f32 accumulator). The schedule is a
-    transform-dialect script run by the interpreter (upstream's
-    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls).
+    becomes a `gpu.launch`. Each warp computes an output tile of up to
+    64 x 64 (the largest power of two from 16 x 8 up that divides m and n),
+    halved while the matmul would have fewer than 528 warps (4 per SM of an
+    H100/H200); blocks group up to 2 x 2 warps where m and n divide. A loop
+    over k in steps of 16 holds the warp's mixed-precision
+    `vector.contract` (f16/bf16 operands, f32 accumulator), unrolled to
+    m16n8k16 pieces: each k step loads every A and B fragment of the warp
+    tile once and issues (tile m / 16) x (tile n / 8) mma.syncs, an A
+    fragment serving a row of them and a B fragment a column. The schedule
+    is a transform-dialect script run by the interpreter (upstream's
+    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls); the
+    fragments come from global memory (no shared-memory staging yet).
 
     f16: the contraction goes to `nvgpu.mma.sync` with
     `mmaShape = [16, 8, 16]` by upstream's vector-to-nvgpu conversion, run
@@ -248,11 +255,11 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     and its nvgpu-to-nvvm lowering cannot type a bf16 `nvgpu.mma.sync`, so
     the pass lowers the contraction itself: each lane loads its fragments
     (the PTX ISA m16n8k16 layout, the same as for f16), packs bf16 pairs
-    into i32 registers and issues one `nvvm.mma.sync` with bf16
-    multiplicands and f32 accumulators (PTX
+    into i32 registers and issues `nvvm.mma.sync` with bf16 multiplicands
+    and f32 accumulators (PTX
     `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`).
 
-    In both, each lane's f32 accumulator fragment is loaded before the k
+    In both, each lane's f32 accumulator fragments are loaded before the k
     loop, carried in registers through it and stored once after it
     (upstream's `hoistRedundantVectorTransfers`, after folding the tiles'
     subviews into the transfers). Upstream refuses when the output buffer

@@ -1,0 +1,55 @@
+// The tensor-core kernels of amp-gpu-tensor-core-contractions, run on the
+// CPU by utils/simt_emulator.py: every thread of every block in lockstep,
+// mma.sync on the warp's fragments as the PTX ISA lays them out (written in
+// the emulator apart from the pass). Each function's C += A * B on small
+// integers must equal numpy's exactly. Covers the tilings the pass chooses:
+// 64 x 64 warp tiles in 2 x 2-warp blocks with several k steps, 32 x 32,
+// 64 x 16 in 2 x 1-warp blocks, the 16 x 8 mma tile alone, one-warp blocks,
+// in f16 (upstream's nvgpu conversion) and bf16 (the pass's own lowering).
+// python/tests/test_scripts.py checks that the emulator catches a kernel
+// with a wrong fragment position.
+//
+// RUN: amp-opt %s --amp-gpu-tensor-core-contractions --mlir-print-op-generic -o %t.mlir
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir | FileCheck %s
+
+// CHECK: f16_64x64_tiles: 1 launch(es), 144 blocks of 128 threads, 256 mma.sync per warp, max |C - numpy| = 0
+func.func @f16_64x64_tiles(%a: memref<1536x128xf16>, %b: memref<128x1536xf16>, %c: memref<1536x1536xf32>) {
+  linalg.matmul ins(%a, %b : memref<1536x128xf16>, memref<128x1536xf16>) outs(%c : memref<1536x1536xf32>)
+  return
+}
+
+// CHECK: bf16_64x64_tiles: 1 launch(es), 144 blocks of 128 threads, 256 mma.sync per warp, max |C - numpy| = 0
+func.func @bf16_64x64_tiles(%a: memref<1536x128xbf16>, %b: memref<128x1536xbf16>, %c: memref<1536x1536xf32>) {
+  linalg.matmul ins(%a, %b : memref<1536x128xbf16>, memref<128x1536xbf16>) outs(%c : memref<1536x1536xf32>)
+  return
+}
+
+// CHECK: f16_32x32_tiles: 1 launch(es), 256 blocks of 128 threads, 32 mma.sync per warp, max |C - numpy| = 0
+func.func @f16_32x32_tiles(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: memref<1024x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x64xf16>, memref<64x1024xf16>) outs(%c : memref<1024x1024xf32>)
+  return
+}
+
+// CHECK: bf16_wide_n: 1 launch(es), 296 blocks of 64 threads, 16 mma.sync per warp, max |C - numpy| = 0
+func.func @bf16_wide_n(%a: memref<1024x16xbf16>, %b: memref<16x1184xbf16>, %c: memref<1024x1184xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x16xbf16>, memref<16x1184xbf16>) outs(%c : memref<1024x1184xf32>)
+  return
+}
+
+// CHECK: f16_mma_tiles: 1 launch(es), 300 blocks of 64 threads, 3 mma.sync per warp, max |C - numpy| = 0
+func.func @f16_mma_tiles(%a: memref<384x48xf16>, %b: memref<48x200xf16>, %c: memref<384x200xf32>) {
+  linalg.matmul ins(%a, %b : memref<384x48xf16>, memref<48x200xf16>) outs(%c : memref<384x200xf32>)
+  return
+}
+
+// CHECK: bf16_one_warp_blocks: 1 launch(es), 9 blocks of 32 threads, 2 mma.sync per warp, max |C - numpy| = 0
+func.func @bf16_one_warp_blocks(%a: memref<48x32xbf16>, %b: memref<32x24xbf16>, %c: memref<48x24xf32>) {
+  linalg.matmul ins(%a, %b : memref<48x32xbf16>, memref<32x24xbf16>) outs(%c : memref<48x24xf32>)
+  return
+}
+
+// CHECK: f16_small: 1 launch(es), 4 blocks of 128 threads, 8 mma.sync per warp, max |C - numpy| = 0
+func.func @f16_small(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x32xf16>) outs(%c : memref<64x32xf32>)
+  return
+}

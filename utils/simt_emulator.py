@@ -1,0 +1,559 @@
+#!/usr/bin/env python3
+"""Runs the tensor-core kernels of `amp-gpu-tensor-core-contractions` on the
+CPU, the lanes of every warp in lockstep, and checks the matmul they compute.
+
+No machine of the project's CI has a GPU, and the pass's index arithmetic
+(the tiling of blocks and warps, the unrolled m16n8k16 pieces, the lanes'
+fragment positions, the hoisted accumulators) is where a wrong schedule would
+show. This emulator executes the pass's output as a GPU would: every thread
+of every block at once, as numpy arrays with one row per thread, and
+`mma.sync` on the warp's fragments as the PTX ISA lays them out ("Matrix
+Fragments for mma.m16n8k16 with floating point type", f16 and bf16):
+g = laneid / 4, t = laneid % 4,
+  A (16 x 16), four registers of two halves: (row g, columns 2t, 2t+1),
+    (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..);
+  B (16 x 8, k x n), two registers: (rows 2t, 2t+1, column g),
+    (rows 2t+8, 2t+9, column g);
+  C and D (16 x 8), four floats: (row g, columns 2t, 2t+1),
+    (row g+8, columns 2t, 2t+1).
+The layout is written here from the ISA, apart from the pass.
+
+Input: a function in generic MLIR form (`amp-opt --mlir-print-op-generic`)
+whose arguments are A (m x k), B (k x n) and C (m x n) memrefs of a matmul
+`C += A * B`, after `--amp-gpu-tensor-core-contractions`. The function is
+run on small-integer A, B and C (exact in f16, bf16 and f32, so every order
+of summation gives the same f32 result) and C is compared with numpy's.
+Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
+threads, <mma> mma.sync, max |C - numpy| = <value>` per function and exits 1
+when a value differs, two threads store different values to one address, or
+an op is not one this emulator knows (named in the message).
+
+Usage: simt_emulator.py IN.mlir [--func NAME ...] [--seed N]
+"""
+import argparse
+import re
+import sys
+
+import numpy as np
+
+FLOAT_TYPES = {"f16": np.float16, "bf16": np.float32, "f32": np.float32,
+               "f64": np.float64}
+
+
+class EmulationError(Exception):
+    pass
+
+
+# --- Parsing the generic form -------------------------------------------------
+
+OP_RE = re.compile(
+    r'^\s*(?:(?P<res>%[\w.$-]+)(?::(?P<count>\d+))? = )?"(?P<name>[\w.]+)"'
+    r'\((?P<operands>[^)]*)\)(?P<rest>.*)$')
+BLOCK_RE = re.compile(r'^\s*\^bb\d+(?:\((?P<args>.*)\))?:\s*$')
+
+
+class Op:
+    def __init__(self, name, results, operands, rest):
+        self.name, self.results, self.operands = name, results, operands
+        self.rest = rest          # properties, attributes and types, as text
+        self.block_args = []      # (name, type) of the region's block
+        self.body = None          # the region's ops, or None
+
+    def prop(self, key):
+        m = re.search(re.escape(key) + r" = ", self.rest)
+        if not m:
+            return None
+        # The value runs to the next ", key =" or the end of the property
+        # dictionary; brackets and angle brackets nest.
+        depth, i, s = 0, m.end(), self.rest
+        start = i
+        while i < len(s):
+            c = s[i]
+            if s.startswith("->", i):
+                i += 2
+                continue
+            if c in "<([{":
+                depth += 1
+            elif c in ">)]}":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c == "," and depth == 0:
+                break
+            i += 1
+        return s[start:i].strip()
+
+    def types(self):
+        """(operand types, result types) from the trailing function type."""
+        m = re.search(r":\s*\((?P<ins>[^()]*)\)\s*->\s*(?P<outs>[^:]*)$",
+                      self.rest)
+        if not m:
+            raise EmulationError(f"{self.name}: no function type in '{self.rest}'")
+        outs = m.group("outs").strip()
+        if outs.startswith("(") and outs.endswith(")"):
+            outs = outs[1:-1]
+        return split_types(m.group("ins")), split_types(outs)
+
+
+def split_types(text):
+    out, depth, cur = [], 0, ""
+    for i, c in enumerate(text):
+        if c == ">" and i and text[i - 1] == "-":
+            pass
+        elif c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def parse(lines, i=0):
+    """Parses ops from lines[i] up to the end of the enclosing region; returns
+    (ops, index of the line that closes the region)."""
+    ops = []
+    while i < len(lines):
+        line = lines[i]
+        if line.strip().startswith("})"):
+            return ops, i
+        if not line.strip() or BLOCK_RE.match(line):
+            i += 1
+            continue
+        m = OP_RE.match(line)
+        if not m:
+            raise EmulationError(f"cannot parse line {i + 1}: {line.strip()}")
+        res = m.group("res")
+        count = int(m.group("count") or 1)
+        results = ([] if res is None else
+                   [res] if count == 1 else [f"{res}#{k}" for k in range(count)])
+        operands = [o.strip() for o in m.group("operands").split(",") if o.strip()]
+        op = Op(m.group("name"), results, operands, m.group("rest"))
+        if op.rest.rstrip().endswith("({"):
+            block = BLOCK_RE.match(lines[i + 1])
+            if block and block.group("args"):
+                op.block_args = [tuple(a.split(":", 1)) for a in
+                                 split_types(block.group("args"))]
+                op.block_args = [(n.strip(), t.strip()) for n, t in op.block_args]
+            op.body, end = parse(lines, i + 1)
+            # The types follow the region's closing line.
+            op.rest += " " + lines[end].strip()[2:]
+            i = end
+        ops.append(op)
+        i += 1
+    return ops, i
+
+
+def resolve_aliases(lines):
+    """Drops the attribute alias definitions (`#map = affine_map<...>`) and
+    writes each use out in full."""
+    aliases, rest = {}, []
+    for line in lines:
+        m = re.match(r"^#([\w.$-]+) = (.*)$", line)
+        if m:
+            aliases[m.group(1)] = m.group(2)
+        else:
+            rest.append(line)
+    if not aliases:
+        return rest
+    use = re.compile(r"#([\w.$-]+)")
+    return [use.sub(lambda m: aliases.get(m.group(1), m.group(0)), line)
+            for line in rest]
+
+
+# --- Types and values --------------------------------------------------------
+
+def parse_shaped(t):
+    """'memref<4x8xf16>' / 'vector<2x2xf32>' -> ((4, 8), 'f16')."""
+    m = re.match(r"(?:memref|vector)<(?P<dims>(?:\d+x)*)(?P<elem>\w+)", t)
+    if not m:
+        raise EmulationError(f"unsupported type {t}")
+    dims = tuple(int(d) for d in m.group("dims").split("x") if d)
+    return dims, m.group("elem")
+
+
+def numpy_type(elem):
+    if elem in FLOAT_TYPES:
+        return FLOAT_TYPES[elem]
+    if elem == "index" or re.fullmatch(r"i\d+", elem):
+        return np.int64
+    raise EmulationError(f"unsupported element type {elem}")
+
+
+def eval_affine(map_text, operands):
+    """affine_map<(d0, d1)[s0] -> (d0 + s0 floordiv 4)> applied to arrays."""
+    m = re.match(r"affine_map<\((?P<dims>[^)]*)\)(?:\[(?P<syms>[^\]]*)\])?"
+                 r"\s*->\s*\((?P<expr>.*)\)>$", map_text)
+    if not m:
+        raise EmulationError(f"unsupported affine map {map_text}")
+    names = [d.strip() for d in m.group("dims").split(",") if d.strip()]
+    names += [s.strip() for s in (m.group("syms") or "").split(",") if s.strip()]
+    expr = m.group("expr")
+    if "," in expr or "ceildiv" in expr:
+        raise EmulationError(f"unsupported affine map {map_text}")
+    # floordiv and mod bind like *, as // and % do in Python; both round
+    # towards negative infinity, as the affine ones do.
+    expr = expr.replace("floordiv", "//").replace("mod", "%")
+    return eval(expr, {"__builtins__": {}}, dict(zip(names, operands)))
+
+
+# --- Execution ---------------------------------------------------------------
+
+class Emulator:
+    def __init__(self):
+        self.mma_count = 0
+        self.launches = []
+
+    def run_function(self, func, args):
+        env = {name: np.asarray([value]) if not isinstance(value, np.ndarray)
+               or value.ndim == 0 else value
+               for (name, _), value in zip(func.block_args, args)}
+        self.memrefs = {name for (name, t) in func.block_args
+                        if t.startswith("memref")}
+        self.threads = 1
+        self.run_ops(func.body, env)
+
+    def get(self, env, name):
+        if name not in env:
+            raise EmulationError(f"use of undefined value {name}")
+        v = env[name]
+        if name in self.memrefs or isinstance(v, tuple):
+            return v
+        # Values from outside a launch are uniform: one row for all threads.
+        if v.shape[0] != self.threads:
+            v = np.broadcast_to(v, (self.threads,) + v.shape[1:])
+        return v
+
+    def uniform(self, env, name):
+        v = self.get(env, name)
+        if not np.all(v == v[0]):
+            raise EmulationError(f"{name} differs between threads "
+                                 "(divergent control flow is not emulated)")
+        return int(v[0])
+
+    def run_ops(self, ops, env):
+        for op in ops:
+            if op.name in ("gpu.terminator", "func.return", "gpu.barrier"):
+                # Lanes run in lockstep: a barrier orders nothing more.
+                continue
+            if op.name == "scf.yield":
+                return [self.get(env, o) for o in op.operands]
+            handler = getattr(self, "op_" + op.name.replace(".", "_"), None)
+            if handler is None:
+                raise EmulationError(f"op '{op.name}' is not emulated")
+            values = handler(op, env)
+            if values is not None:
+                for name, value in zip(op.results, values):
+                    env[name] = value
+        return []
+
+    # Constants and index arithmetic.
+    def op_arith_constant(self, op, env):
+        value = op.prop("value")
+        m = re.match(r"(?:dense<(?P<splat>[^>]*)>|(?P<scalar>[^:]+))\s*:\s*(?P<type>.*)$",
+                     value)
+        if not m:
+            raise EmulationError(f"unsupported constant {value}")
+        text = (m.group("splat") or m.group("scalar")).strip()
+        t = m.group("type").strip()
+        if text in ("true", "false"):
+            text = "1" if text == "true" else "0"
+        if t.startswith("vector"):
+            shape, elem = parse_shaped(t)
+            return [np.full((1,) + shape, float(text) if elem in FLOAT_TYPES
+                            else int(text), dtype=numpy_type(elem))]
+        return [np.asarray([float(text) if t in FLOAT_TYPES else int(text)],
+                           dtype=numpy_type(t))]
+
+    def op_ub_poison(self, op, env):
+        t = op.types()[1][0]
+        if t.startswith("vector"):
+            shape, elem = parse_shaped(t)
+        else:
+            shape, elem = (), t
+        fill = np.nan if elem in FLOAT_TYPES else -(1 << 40)
+        return [np.full((1,) + shape, fill, dtype=numpy_type(elem))]
+
+    def op_affine_apply(self, op, env):
+        return [np.asarray(eval_affine(op.prop("map"),
+                                       [self.get(env, o) for o in op.operands]),
+                           dtype=np.int64)]
+
+    def binary(fn):
+        def handler(self, op, env):
+            a, b = (self.get(env, o) for o in op.operands)
+            return [fn(a, b)]
+        return handler
+
+    op_arith_addi = binary(lambda a, b: a + b)
+    op_arith_subi = binary(lambda a, b: a - b)
+    op_arith_muli = binary(lambda a, b: a * b)
+    op_arith_divui = binary(lambda a, b: a // b)
+    op_arith_remui = binary(lambda a, b: a % b)
+    op_arith_addf = binary(lambda a, b: a + b)
+    op_arith_mulf = binary(lambda a, b: a * b)
+
+    # GPU ids.
+    def op_gpu_launch(self, op, env):
+        sizes = [self.uniform(env, o) for o in op.operands]
+        segments = [int(s) for s in
+                    re.search(r"array<i32: ([\d, ]+)>", op.prop("operandSegmentSizes"))
+                    .group(1).split(",")]
+        if segments[0] or len(sizes) != 6 or segments[7:] != [0] * len(segments[7:]):
+            raise EmulationError("gpu.launch: async, cluster or dynamic shared "
+                                 "memory operands are not emulated")
+        grid, block = sizes[:3], sizes[3:]
+        per_block = block[0] * block[1] * block[2]
+        if per_block % 32:
+            raise EmulationError(f"gpu.launch: {per_block} threads per block "
+                                 "is not a whole number of warps")
+        blocks = grid[0] * grid[1] * grid[2]
+        outer_threads = self.threads
+        self.threads = blocks * per_block
+        t = np.arange(self.threads)
+        b, tid = t // per_block, t % per_block
+        ids = [b % grid[0], b // grid[0] % grid[1], b // (grid[0] * grid[1]),
+               tid % block[0], tid // block[0] % block[1], tid // (block[0] * block[1])]
+        inner = dict(env)
+        for (name, _), value in zip(op.block_args, ids + [np.full(self.threads, s)
+                                                         for s in sizes]):
+            inner[name] = value
+        self.ids = {"block": ids[:3], "thread": ids[3:], "lane": tid % 32}
+        self.launches.append((blocks, per_block))
+        self.run_ops(op.body, inner)
+        self.threads = outer_threads
+
+    def dim_id(kind):
+        def handler(self, op, env):
+            dim = "xyz".index(re.search(r"#gpu<dim (\w)>", op.rest).group(1))
+            return [self.ids[kind][dim]]
+        return handler
+
+    op_gpu_block_id = dim_id("block")
+    op_gpu_thread_id = dim_id("thread")
+
+    def op_gpu_lane_id(self, op, env):
+        return [self.ids["lane"]]
+
+    # Loops.
+    def op_scf_for(self, op, env):
+        lb, ub, step = (self.uniform(env, o) for o in op.operands[:3])
+        carried = [self.get(env, o) for o in op.operands[3:]]
+        names = [n for n, _ in op.block_args]
+        for iv in range(lb, ub, step):
+            inner = dict(env)
+            inner[names[0]] = np.full(self.threads, iv)
+            for name, value in zip(names[1:], carried):
+                inner[name] = value
+            carried = self.run_ops(op.body, inner)
+        return carried
+
+    # Memory.
+    def index(self, env, operands):
+        return tuple(self.get(env, o) for o in operands)
+
+    @staticmethod
+    def check_bounds(op, mem, idx):
+        for dim, (i, size) in enumerate(zip(idx, mem.shape)):
+            if np.any((i < 0) | (i >= size)):
+                raise EmulationError(f"{op.name}: index {int(i[(i < 0) | (i >= size)][0])}"
+                                     f" out of bounds in dimension {dim} of size {size}")
+
+    def op_memref_load(self, op, env):
+        mem = env[op.operands[0]]
+        idx = self.index(env, op.operands[1:])
+        self.check_bounds(op, mem, idx)
+        return [mem[idx]]
+
+    def op_vector_load(self, op, env):
+        mem = env[op.operands[0]]
+        shape, _ = parse_shaped(op.types()[1][0])
+        if len(shape) != 1:
+            raise EmulationError("vector.load: only 1-D vectors are emulated")
+        idx = self.index(env, op.operands[1:])
+        lanes = np.arange(shape[0])
+        full = tuple(i[:, None] for i in idx[:-1]) + (idx[-1][:, None] + lanes,)
+        self.check_bounds(op, mem, full)
+        return [mem[full]]
+
+    def op_vector_store(self, op, env):
+        value = self.get(env, op.operands[0])
+        mem = env[op.operands[1]]
+        idx = self.index(env, op.operands[2:])
+        n = value.shape[1]
+        full = tuple(np.repeat(i, n) for i in idx[:-1]) + \
+            ((idx[-1][:, None] + np.arange(n)).reshape(-1),)
+        self.check_bounds(op, mem, full)
+        flat = np.ravel_multi_index(full, mem.shape)
+        values = value.reshape(-1)
+        order = np.argsort(flat, kind="stable")
+        same = flat[order][1:] == flat[order][:-1]
+        if np.any(same & (values[order][1:] != values[order][:-1])):
+            raise EmulationError("vector.store: threads store different values "
+                                 "to one address (a race)")
+        mem.reshape(-1)[flat] = values
+
+    # Vectors.
+    def position(self, op):
+        return tuple(int(p) for p in re.search(r"array<i64:?([^>]*)>",
+                                               op.prop("static_position"))
+                     .group(1).split(",") if p.strip())
+
+    def op_vector_insert(self, op, env):
+        value, dest = self.get(env, op.operands[0]), self.get(env, op.operands[1])
+        if len(op.operands) > 2:
+            raise EmulationError("vector.insert: dynamic positions are not emulated")
+        out = np.array(dest, copy=True)
+        out[(slice(None),) + self.position(op)] = value
+        return [out]
+
+    def op_vector_extract(self, op, env):
+        if len(op.operands) > 1:
+            raise EmulationError("vector.extract: dynamic positions are not emulated")
+        return [self.get(env, op.operands[0])[(slice(None),) + self.position(op)]]
+
+    def op_vector_from_elements(self, op, env):
+        shape, _ = parse_shaped(op.types()[1][0])
+        elements = np.stack([self.get(env, o) for o in op.operands], axis=1)
+        return [elements.reshape((self.threads,) + shape)]
+
+    def op_llvm_bitcast(self, op, env):
+        ins, outs = op.types()
+        if not (ins[0] in ("vector<2xbf16>", "vector<2xf16>") and outs[0] == "i32"):
+            raise EmulationError(f"llvm.bitcast {ins[0]} -> {outs[0]} is not emulated")
+        # A register of two halves, the first in the low half: kept as the
+        # pair.
+        return [self.get(env, op.operands[0])]
+
+    def op_llvm_extractvalue(self, op, env):
+        (i,) = self.position_of(op, "position")
+        return [self.get(env, op.operands[0])[i]]
+
+    def position_of(self, op, key):
+        return tuple(int(p) for p in re.search(r"array<i64:([^>]*)>", op.prop(key))
+                     .group(1).split(","))
+
+    # Tensor cores.
+    def warp_mma(self, a, b, c):
+        """a: (T, 4, 2), b: (T, 2, 2), c: (T, 2, 2) lane fragments of
+        m16n8k16 (see the module docstring) -> d, as c."""
+        w = self.threads // 32
+        a, b, c = (x.reshape((w, 32) + x.shape[1:]).astype(np.float64)
+                   for x in (a, b, c))
+        lane = np.arange(32)
+        g, t2 = lane // 4, lane % 4 * 2
+        A = np.zeros((w, 16, 16))
+        B = np.zeros((w, 16, 8))
+        C = np.zeros((w, 16, 8))
+        for j in (0, 1):
+            for reg, (dr, dc) in enumerate([(0, 0), (8, 0), (0, 8), (8, 8)]):
+                A[:, g + dr, t2 + dc + j] = a[:, :, reg, j]
+            for reg, dr in enumerate([0, 8]):
+                B[:, t2 + dr + j, g] = b[:, :, reg, j]
+                C[:, g + dr, t2 + j] = c[:, :, reg, j]
+        D = (A @ B + C).astype(np.float32)
+        d = np.zeros((w, 32, 2, 2), dtype=np.float32)
+        for j in (0, 1):
+            for reg, dr in enumerate([0, 8]):
+                d[:, :, reg, j] = D[:, g + dr, t2 + j]
+        self.mma_count += 1
+        return d.reshape(self.threads, 2, 2)
+
+    def check_mma_shape(self, op):
+        shape = op.prop("mmaShape") or op.prop("shape")
+        if shape not in ("[16, 8, 16]", "#nvvm.shape<m = 16, n = 8, k = 16>"):
+            raise EmulationError(f"{op.name}: shape {shape} is not emulated")
+
+    def op_nvgpu_mma_sync(self, op, env):
+        self.check_mma_shape(op)
+        a, b, c = (self.get(env, o) for o in op.operands)
+        if a.shape[1:] != (4, 2) or b.shape[1:] != (2, 2) or c.shape[1:] != (2, 2):
+            raise EmulationError("nvgpu.mma.sync: fragments other than f16 "
+                                 "m16n8k16's are not emulated")
+        return [self.warp_mma(a, b, c)]
+
+    def op_nvvm_mma_sync(self, op, env):
+        self.check_mma_shape(op)
+        if (op.prop("layoutA") != "#nvvm.mma_layout<row>" or
+                op.prop("layoutB") != "#nvvm.mma_layout<col>"):
+            raise EmulationError("nvvm.mma.sync: only row x col layouts are emulated")
+        regs = [self.get(env, o) for o in op.operands]
+        if len(regs) != 10:
+            raise EmulationError("nvvm.mma.sync: only 4 + 2 + 4 registers "
+                                 "(16-bit multiplicands, f32 accumulators)")
+        a = np.stack(regs[:4], axis=1)
+        b = np.stack(regs[4:6], axis=1)
+        c = np.stack(regs[6:], axis=1).reshape(self.threads, 2, 2)
+        d = self.warp_mma(a, b, c).reshape(self.threads, 4)
+        return [tuple(d[:, i] for i in range(4))]
+
+    del binary, dim_id
+
+
+def small_integers(rng, shape, elem, low, high):
+    return rng.integers(low, high, size=shape).astype(numpy_type(elem))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("input")
+    ap.add_argument("--func", action="append", help="function(s) to run (default: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    with open(args.input) as f:
+        lines = resolve_aliases(f.read().splitlines())
+    try:
+        ops, _ = parse(lines)
+    except EmulationError as e:
+        print(f"simt_emulator: {e}", file=sys.stderr)
+        return 1
+    funcs = []
+    for module in ops:
+        for op in module.body or []:
+            if op.name == "func.func":
+                funcs.append((op.prop("sym_name").strip('"'), op))
+    if args.func:
+        funcs = [f for f in funcs if f[0] in args.func]
+    if not funcs:
+        print("simt_emulator: no function to run", file=sys.stderr)
+        return 1
+    rng = np.random.default_rng(args.seed)
+    failed = False
+    for name, func in funcs:
+        try:
+            types = [t for _, t in func.block_args]
+            if len(types) != 3:
+                raise EmulationError("expected the arguments A, B, C of a matmul")
+            (m, k), ea = parse_shaped(types[0])
+            (k2, n), eb = parse_shaped(types[1])
+            (m2, n2), ec = parse_shaped(types[2])
+            if (m, k, n) != (m2, k2, n2):
+                raise EmulationError(f"shapes {types} are not a matmul's")
+            # |products| <= 9, |sums| <= 9 * k + 8: exact in f32 for the
+            # sizes a test uses, and A, B exact in f16 and bf16.
+            a = small_integers(rng, (m, k), ea, -3, 4)
+            b = small_integers(rng, (k, n), eb, -3, 4)
+            c = small_integers(rng, (m, n), ec, -8, 9)
+            expected = a.astype(np.float64) @ b.astype(np.float64) + c
+            emulator = Emulator()
+            emulator.run_function(func, [a, b, c])
+            diff = float(np.max(np.abs(c - expected)))
+            blocks = sum(b for b, _ in emulator.launches)
+            per_block = sorted({t for _, t in emulator.launches})
+            print(f"{name}: {len(emulator.launches)} launch(es), {blocks} blocks "
+                  f"of {','.join(map(str, per_block))} threads, "
+                  f"{emulator.mma_count} mma.sync per warp, max |C - numpy| = {diff:g}")
+            failed |= diff != 0
+        except EmulationError as e:
+            print(f"simt_emulator: {name}: {e}", file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
