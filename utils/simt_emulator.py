@@ -3,12 +3,17 @@
 CPU, the lanes of every warp in lockstep, and checks the matmul they compute.
 
 No machine of the project's CI has a GPU, and the pass's index arithmetic
-(the tiling of blocks and warps, the unrolled m16n8k16 pieces, the lanes'
-fragment positions, the hoisted accumulators) is where a wrong schedule would
-show. This emulator executes the pass's output as a GPU would: every thread
-of every block at once, as numpy arrays with one row per thread, and
-`mma.sync` on the warp's fragments as the PTX ISA lays them out ("Matrix
-Fragments for mma.m16n8k16 with floating point type", f16 and bf16):
+(the tiling of blocks and warps, the shared-memory tiles and the copies into
+them, the unrolled m16n8k16 pieces, the lanes' fragment positions, the
+hoisted accumulators) and its barriers are where a wrong schedule would show.
+This emulator executes the pass's output as a GPU would: every thread of
+every block at once, as numpy arrays with one row per thread; shared memory
+(the launch's workgroup attributions) one array per block, with a race check
+at every access (a thread reading an element another thread wrote, or
+overwriting one another thread read or wrote, with no `gpu.barrier` in
+between); `ldmatrix` as the PTX ISA describes it; and `mma.sync` on the
+warp's fragments as the PTX ISA lays them out ("Matrix Fragments for
+mma.m16n8k16 with floating point type", f16 and bf16):
 g = laneid / 4, t = laneid % 4,
   A (16 x 16), four registers of two halves: (row g, columns 2t, 2t+1),
     (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..);
@@ -24,9 +29,12 @@ whose arguments are A (m x k), B (k x n) and C (m x n) memrefs of a matmul
 run on small-integer A, B and C (exact in f16, bf16 and f32, so every order
 of summation gives the same f32 result) and C is compared with numpy's.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
-threads, <mma> mma.sync, max |C - numpy| = <value>` per function and exits 1
-when a value differs, two threads store different values to one address, or
-an op is not one this emulator knows (named in the message).
+threads, <mma> mma.sync per warp, max |C - numpy| = <value>` per function
+and exits 1 when a value differs, on a race (above, or two threads storing
+different values to one address), an out-of-bounds access, or an op this
+emulator does not know (each named in the message). Lanes run in lockstep,
+so control flow must be uniform (it is in these kernels: a loop whose bounds
+differ between threads is an error).
 
 Usage: simt_emulator.py IN.mlir [--func NAME ...] [--seed N]
 """
@@ -204,17 +212,89 @@ def eval_affine(map_text, operands):
 
 # --- Execution ---------------------------------------------------------------
 
+class Memory:
+    """A memref's elements: global memory (one array), or a launch's shared
+    memory (one array per block, `shared`). Shared memory also records, per
+    element, which thread last wrote and read it in which barrier epoch
+    (the number of `gpu.barrier`s executed so far), to find races: a thread
+    reading an element another thread wrote, or writing one another thread
+    read or wrote, with no barrier in between."""
+
+    def __init__(self, array, shared=False):
+        self.array, self.shared = array, shared
+        self.shape = array.shape[1:] if shared else array.shape
+        if shared:
+            n = array.size
+            self.write_epoch = np.full(n, -1)
+            self.writer = np.full(n, -1)
+            self.read_epoch = np.full(n, -1)
+            self.reader = np.full(n, -1)  # -2: several threads
+
+    def flat_addresses(self, full, emulator):
+        if self.shared:
+            block = np.broadcast_to(emulator.block_of_thread[:, None], full[0].shape)
+            full = [block] + list(full)
+        return np.ravel_multi_index(tuple(full), self.array.shape)
+
+    def load(self, op, emulator, flat):
+        if self.shared:
+            threads = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape)
+            f, t = flat.reshape(-1), threads.reshape(-1)
+            raw = (self.write_epoch[f] == emulator.epoch) & (self.writer[f] != t)
+            if np.any(raw):
+                raise EmulationError(
+                    f"{op.name}: thread {int(t[raw][0])} reads shared memory that "
+                    f"thread {int(self.writer[f][raw][0])} wrote with no barrier "
+                    "in between (a race)")
+            # Readers of this epoch: one thread, or several (-2).
+            order = np.argsort(f, kind="stable")
+            fs, ts = f[order], t[order]
+            first = np.ones(len(fs), bool)
+            first[1:] = fs[1:] != fs[:-1]
+            lo = np.minimum.reduceat(ts, np.flatnonzero(first))
+            hi = np.maximum.reduceat(ts, np.flatnonzero(first))
+            addr = fs[first]
+            mine = ts[first]
+            prior_other = (self.read_epoch[addr] == emulator.epoch) & \
+                (self.reader[addr] != mine)
+            several = (lo != hi) | prior_other
+            self.reader[addr] = np.where(several, -2, mine)
+            self.read_epoch[addr] = emulator.epoch
+        return self.array.reshape(-1)[flat]
+
+    def store(self, op, emulator, flat, value):
+        f, v = flat.reshape(-1), np.asarray(value).reshape(-1)
+        order = np.argsort(f, kind="stable")
+        same = f[order][1:] == f[order][:-1]
+        if np.any(same & (v[order][1:] != v[order][:-1])):
+            raise EmulationError(f"{op.name}: threads store different values to "
+                                 "one address (a race)")
+        if self.shared:
+            t = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape).reshape(-1)
+            war = (self.read_epoch[f] == emulator.epoch) & (self.reader[f] != t)
+            waw = (self.write_epoch[f] == emulator.epoch) & (self.writer[f] != t)
+            if np.any(war | waw):
+                kind = "read" if np.any(war) else "wrote"
+                raise EmulationError(
+                    f"{op.name}: thread {int(t[war | waw][0])} overwrites shared "
+                    f"memory another thread {kind} with no barrier in between "
+                    "(a race)")
+            self.write_epoch[f] = emulator.epoch
+            self.writer[f] = t
+        self.array.reshape(-1)[f] = v
+
+
 class Emulator:
     def __init__(self):
         self.mma_count = 0
         self.launches = []
 
     def run_function(self, func, args):
-        env = {name: np.asarray([value]) if not isinstance(value, np.ndarray)
-               or value.ndim == 0 else value
-               for (name, _), value in zip(func.block_args, args)}
-        self.memrefs = {name for (name, t) in func.block_args
-                        if t.startswith("memref")}
+        """Runs `func` on numpy arrays, one per memref argument (written in
+        place)."""
+        if any(not t.startswith("memref") for _, t in func.block_args):
+            raise EmulationError("only memref arguments are emulated")
+        env = {name: Memory(value) for (name, _), value in zip(func.block_args, args)}
         self.threads = 1
         self.run_ops(func.body, env)
 
@@ -222,7 +302,7 @@ class Emulator:
         if name not in env:
             raise EmulationError(f"use of undefined value {name}")
         v = env[name]
-        if name in self.memrefs or isinstance(v, tuple):
+        if isinstance(v, (Memory, tuple)):
             return v
         # Values from outside a launch are uniform: one row for all threads.
         if v.shape[0] != self.threads:
@@ -238,8 +318,7 @@ class Emulator:
 
     def run_ops(self, ops, env):
         for op in ops:
-            if op.name in ("gpu.terminator", "func.return", "gpu.barrier"):
-                # Lanes run in lockstep: a barrier orders nothing more.
+            if op.name in ("gpu.terminator", "func.return"):
                 continue
             if op.name == "scf.yield":
                 return [self.get(env, o) for o in op.operands]
@@ -304,7 +383,7 @@ class Emulator:
         segments = [int(s) for s in
                     re.search(r"array<i32: ([\d, ]+)>", op.prop("operandSegmentSizes"))
                     .group(1).split(",")]
-        if segments[0] or len(sizes) != 6 or segments[7:] != [0] * len(segments[7:]):
+        if segments[0] or len(sizes) != 6 or any(segments[7:]):
             raise EmulationError("gpu.launch: async, cluster or dynamic shared "
                                  "memory operands are not emulated")
         grid, block = sizes[:3], sizes[3:]
@@ -323,6 +402,16 @@ class Emulator:
         for (name, _), value in zip(op.block_args, ids + [np.full(self.threads, s)
                                                          for s in sizes]):
             inner[name] = value
+        # Workgroup attributions: shared memory, one array per block.
+        for name, t in op.block_args[12:]:
+            if "#gpu.address_space<workgroup>" not in t:
+                raise EmulationError(f"gpu.launch: attribution {name} : {t} is not "
+                                     "workgroup memory")
+            shape, elem = parse_shaped(t)
+            inner[name] = Memory(np.full((blocks,) + shape, np.nan if elem in FLOAT_TYPES
+                                         else 0, dtype=numpy_type(elem)), shared=True)
+        self.block_of_thread = b
+        self.epoch = 0
         self.ids = {"block": ids[:3], "thread": ids[3:], "lane": tid % 32}
         self.launches.append((blocks, per_block))
         self.run_ops(op.body, inner)
@@ -354,49 +443,80 @@ class Emulator:
         return carried
 
     # Memory.
-    def index(self, env, operands):
-        return tuple(self.get(env, o) for o in operands)
+    def memory(self, env, name):
+        mem = env[name]
+        if not isinstance(mem, Memory):
+            raise EmulationError(f"{name} is not a memref")
+        return mem
 
-    @staticmethod
-    def check_bounds(op, mem, idx):
-        for dim, (i, size) in enumerate(zip(idx, mem.shape)):
-            if np.any((i < 0) | (i >= size)):
-                raise EmulationError(f"{op.name}: index {int(i[(i < 0) | (i >= size)][0])}"
-                                     f" out of bounds in dimension {dim} of size {size}")
+    def addresses(self, op, env, mem, indices, width=1):
+        """Flat addresses (threads x width) of `width` consecutive elements
+        along the last dimension from each thread's indices."""
+        idx = [self.get(env, o) for o in indices]
+        if len(idx) != len(mem.shape):
+            raise EmulationError(f"{op.name}: {len(idx)} indices for a rank-"
+                                 f"{len(mem.shape)} memref")
+        full = [np.broadcast_to(i[:, None], (self.threads, width)) for i in idx[:-1]]
+        full.append(idx[-1][:, None] + np.arange(width))
+        for dim, (i, size) in enumerate(zip(full, mem.shape)):
+            bad = (i < 0) | (i >= size)
+            if np.any(bad):
+                raise EmulationError(f"{op.name}: index {int(i[bad][0])} out of "
+                                     f"bounds in dimension {dim} of size {size}")
+        return mem.flat_addresses(full, self)
 
     def op_memref_load(self, op, env):
-        mem = env[op.operands[0]]
-        idx = self.index(env, op.operands[1:])
-        self.check_bounds(op, mem, idx)
-        return [mem[idx]]
+        mem = self.memory(env, op.operands[0])
+        return [mem.load(op, self, self.addresses(op, env, mem, op.operands[1:]))[:, 0]]
 
     def op_vector_load(self, op, env):
-        mem = env[op.operands[0]]
+        mem = self.memory(env, op.operands[0])
         shape, _ = parse_shaped(op.types()[1][0])
         if len(shape) != 1:
             raise EmulationError("vector.load: only 1-D vectors are emulated")
-        idx = self.index(env, op.operands[1:])
-        lanes = np.arange(shape[0])
-        full = tuple(i[:, None] for i in idx[:-1]) + (idx[-1][:, None] + lanes,)
-        self.check_bounds(op, mem, full)
-        return [mem[full]]
+        return [mem.load(op, self, self.addresses(op, env, mem, op.operands[1:], shape[0]))]
 
     def op_vector_store(self, op, env):
         value = self.get(env, op.operands[0])
-        mem = env[op.operands[1]]
-        idx = self.index(env, op.operands[2:])
-        n = value.shape[1]
-        full = tuple(np.repeat(i, n) for i in idx[:-1]) + \
-            ((idx[-1][:, None] + np.arange(n)).reshape(-1),)
-        self.check_bounds(op, mem, full)
-        flat = np.ravel_multi_index(full, mem.shape)
-        values = value.reshape(-1)
-        order = np.argsort(flat, kind="stable")
-        same = flat[order][1:] == flat[order][:-1]
-        if np.any(same & (values[order][1:] != values[order][:-1])):
-            raise EmulationError("vector.store: threads store different values "
-                                 "to one address (a race)")
-        mem.reshape(-1)[flat] = values
+        mem = self.memory(env, op.operands[1])
+        mem.store(op, self, self.addresses(op, env, mem, op.operands[2:], value.shape[1]),
+                  value)
+
+    def op_memref_store(self, op, env):
+        value = self.get(env, op.operands[0])
+        mem = self.memory(env, op.operands[1])
+        mem.store(op, self, self.addresses(op, env, mem, op.operands[2:]), value[:, None])
+
+    def op_gpu_barrier(self, op, env):
+        self.epoch += 1
+
+    def op_nvgpu_ldmatrix(self, op, env):
+        """ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 (PTX ISA,
+        "Warp-level matrix load instruction: ldmatrix"): lanes 8i..8i+7 give
+        the addresses of the 8 rows (8 contiguous 16-bit elements each) of
+        matrix i; lane l receives, per matrix, row l / 4, elements 2(l % 4)
+        and 2(l % 4) + 1, or with .trans column l / 4, rows 2(l % 4) and
+        2(l % 4) + 1."""
+        tiles = int(op.prop("numTiles").split(":")[0])
+        transpose = op.prop("transpose") == "true"
+        mem = self.memory(env, op.operands[0])
+        if not mem.shared or tiles not in (1, 2, 4):
+            raise EmulationError("nvgpu.ldmatrix: x1, x2 or x4 from shared memory only")
+        flat = self.addresses(op, env, mem, op.operands[1:], 8)
+        # Lanes past 8 * tiles give no address: read the row of a lane that
+        # does (the same warp reads it anyway).
+        lane = np.arange(self.threads) % 32
+        used = np.arange(self.threads) - lane + lane % (8 * tiles)
+        rows = mem.load(op, self, flat[used]).reshape(self.threads // 32, 32, 8)
+        l = np.arange(32)
+        out = np.zeros((self.threads // 32, 32, tiles, 2), dtype=rows.dtype)
+        for m in range(tiles):
+            for j in (0, 1):
+                if transpose:
+                    out[:, :, m, j] = rows[:, 8 * m + 2 * (l % 4) + j, l // 4]
+                else:
+                    out[:, :, m, j] = rows[:, 8 * m + l // 4, 2 * (l % 4) + j]
+        return [out.reshape(self.threads, tiles, 2)]
 
     # Vectors.
     def position(self, op):

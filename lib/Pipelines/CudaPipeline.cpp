@@ -151,7 +151,8 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
       " O=3},lower-affine,"
       "llvm.func(convert-arith-to-llvm,convert-index-to-llvm),"
       "canonicalize,cse,"
-      "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
+      "gpu.module(amp-gpu-align-workgroup-memory,convert-gpu-to-nvvm,"
+      "canonicalize,cse,"
       "reconcile-unrealized-casts),"
       "gpu-to-llvm,gpu-module-to-binary{format=" +
       options.format + " toolkit=" + toolkit +

@@ -120,17 +120,18 @@ def test_simt_emulator_catches_wrong_kernels(tmp_path):
     # utils/simt_emulator.py (run by
     # test/Dialect/Amp/Transforms/gpu-tensor-core-contractions-emulated.mlir)
     # must pass the pass's kernels and fail one whose fragments are taken one
-    # row too low, and one with an op it does not know.
+    # row too low, one with a barrier missing, and one with an op it does not
+    # know.
     from amp_mlir._config import CAPI_LIBRARY
     amp_opt = os.path.join(os.path.dirname(os.path.dirname(CAPI_LIBRARY)), "bin", "amp-opt")
     source = tmp_path / "mm.mlir"
     source.write_text("""
-func.func @f16(%a: memref<1024x32xf16>, %b: memref<32x1024xf16>, %c: memref<1024x1024xf32>) {
-  linalg.matmul ins(%a, %b : memref<1024x32xf16>, memref<32x1024xf16>) outs(%c : memref<1024x1024xf32>)
+func.func @f16(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: memref<1024x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x64xf16>, memref<64x1024xf16>) outs(%c : memref<1024x1024xf32>)
   return
 }
-func.func @bf16(%a: memref<1024x32xbf16>, %b: memref<32x1024xbf16>, %c: memref<1024x1024xf32>) {
-  linalg.matmul ins(%a, %b : memref<1024x32xbf16>, memref<32x1024xbf16>) outs(%c : memref<1024x1024xf32>)
+func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1024x1024xf32>) {
+  linalg.matmul ins(%a, %b : memref<1024x64xbf16>, memref<64x1024xbf16>) outs(%c : memref<1024x1024xf32>)
   return
 }""")
     kernels = tmp_path / "kernels.mlir"
@@ -150,6 +151,20 @@ func.func @bf16(%a: memref<1024x32xbf16>, %b: memref<32x1024xbf16>, %c: memref<1
     assert bad.returncode == 1
     assert "max |C - numpy| = 0\n" not in bad.stdout + bad.stderr
     assert "out of bounds" in bad.stderr or "max |C - numpy|" in bad.stdout
+
+    # Without the barrier that starts each k step, a warp may overwrite the
+    # shared tiles while another still reads the last step's.
+    lines = text.splitlines()
+    first_barriers = [i for i, line in enumerate(lines)
+                      if line.strip().startswith('"gpu.barrier"')
+                      and lines[i - 1].strip().startswith("^bb0")]
+    assert len(first_barriers) == 2
+    racy = tmp_path / "racy.mlir"
+    racy.write_text("\n".join(l for i, l in enumerate(lines) if i not in first_barriers))
+    r = run(emulator, str(racy))
+    assert r.returncode == 1
+    assert r.stderr.count("overwrites shared memory another thread read with no "
+                          "barrier in between (a race)") == 2
 
     unknown = tmp_path / "unknown.mlir"
     unknown.write_text(text.replace('"nvgpu.mma.sync"', '"nvgpu.mma.sp.sync"'))

@@ -63,10 +63,11 @@ namespace {
 constexpr StringLiteral kMarker = "amp.tensor_core";
 
 /// The schedule of one matmul, with @BM@ x @BN@ the block tile, @WM@ x @WN@
-/// the warp tile and @TX@ x @TY@ the threads of a block (32 per warp along
-/// x): tiled to blocks, then to warps, then k in steps of 16 (the
-/// m16n8k16 mma.sync shape), and vectorized. The pass unrolls each warp's
-/// @WM@ x @WN@ x 16 contraction to m16n8k16 pieces afterwards.
+/// the warp tile, @BK@ the k step and @TX@ x @TY@ the threads of a block (32
+/// per warp along x): tiled to blocks, then to warps, then k, and
+/// vectorized. The pass stages the k step's A and B tiles in shared memory
+/// and unrolls each warp's @WM@ x @WN@ x @BK@ contraction to m16n8k16
+/// pieces afterwards.
 constexpr StringLiteral kSchedule = R"mlir(
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
@@ -78,7 +79,7 @@ module attributes {transform.with_named_sequence} {
     %warp, %warps = transform.structured.tile_using_forall %tiled tile_sizes [@WM@, @WN@]
         (mapping = [#gpu.warp<y>, #gpu.warp<x>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %tk, %loop = transform.structured.tile_using_for %warp tile_sizes [0, 0, 16]
+    %tk, %loop = transform.structured.tile_using_for %warp tile_sizes [0, 0, @BK@]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.structured.vectorize %tk : !transform.any_op
     %launch = transform.gpu.map_forall_to_blocks %blocks generate_gpu_launch
@@ -103,12 +104,16 @@ module attributes {transform.with_named_sequence} {
 /// each of its warps (m x n, multiples of 16 x 8).
 struct TileConfig {
   int64_t blockM, blockN, warpM, warpN;
+  /// The k step: the block's A and B tiles are blockM x blockK and
+  /// blockK x blockN.
+  int64_t blockK;
 
   int64_t warpsM() const { return blockM / warpM; }
   int64_t warpsN() const { return blockN / warpN; }
+  int64_t threads() const { return 32 * warpsM() * warpsN(); }
   bool operator<(const TileConfig &o) const {
-    return std::tie(blockM, blockN, warpM, warpN) <
-           std::tie(o.blockM, o.blockN, o.warpM, o.warpN);
+    return std::tie(blockM, blockN, warpM, warpN, blockK) <
+           std::tie(o.blockM, o.blockN, o.warpM, o.warpN, o.blockK);
   }
 };
 
@@ -116,12 +121,13 @@ struct TileConfig {
 /// register reuse for parallelism (H100/H200: 132 SMs, 4 warps each).
 constexpr int64_t kMinWarps = 528;
 
-/// The tiles of an m x n x k matmul (m, n multiples of 16, 8): each warp
+/// The tiles of an m x n x k matmul (m, n, k multiples of 16, 8, 16): each warp
 /// takes the largest tile up to 64 x 64 that divides the output, which reuses
 /// every loaded A fragment for warpN / 8 and every B fragment for warpM / 16
 /// mma.syncs, shrunk while the matmul would have fewer than kMinWarps warps;
-/// blocks group up to 2 x 2 such warps where the output divides.
-TileConfig chooseTiles(int64_t m, int64_t n) {
+/// blocks group up to 2 x 2 such warps where the output divides; k steps of
+/// 32 where k divides (16 otherwise).
+TileConfig chooseTiles(int64_t m, int64_t n, int64_t k) {
   auto largestDividing = [](int64_t size, int64_t largest, int64_t smallest) {
     int64_t tile = largest;
     while (tile > smallest && size % tile)
@@ -137,7 +143,7 @@ TileConfig chooseTiles(int64_t m, int64_t n) {
   }
   int64_t blockM = m % (2 * warpM) ? warpM : 2 * warpM;
   int64_t blockN = n % (2 * warpN) ? warpN : 2 * warpN;
-  return {blockM, blockN, warpM, warpN};
+  return {blockM, blockN, warpM, warpN, k % 32 ? 16 : 32};
 }
 
 /// The schedule text for `config`.
@@ -153,6 +159,7 @@ std::string scheduleFor(const TileConfig &config) {
   substitute("@BN@", config.blockN);
   substitute("@WM@", config.warpM);
   substitute("@WN@", config.warpN);
+  substitute("@BK@", config.blockK);
   substitute("@TX@", 32 * config.warpsN());
   substitute("@TY@", config.warpsM());
   return text;
@@ -211,6 +218,150 @@ vector::TransferReadOp getPlainRead(Value v) {
   return read && isPlainMemRefTransfer(read) ? read : vector::TransferReadOp();
 }
 
+/// Stages the A and B tiles of each k step of a tensor-core launch in shared
+/// memory: the block's threads copy the blockM x blockK tile of A and the
+/// blockK x blockN tile of B (coalesced, up to 16 bytes per thread and
+/// copy), between barriers, and the warps read their fragments from there
+/// instead of from global memory, each element of A once per block instead
+/// of once per warp column (B: per warp row). The shared tiles' rows are
+/// padded by 8 elements (16 bytes), which puts the 8 rows an ldmatrix reads
+/// on different banks. Fails, leaving the launch as it was, when the launch
+/// is not the schedule's (one k loop, one contraction of two plain reads).
+///
+/// The copies' vector loads are 16-byte aligned when the operands' base
+/// addresses are (every buffer the runtime allocates is): k and n are
+/// multiples of 16 and 8 elements.
+LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
+                                  const TileConfig &config) {
+  SmallVector<scf::ForOp> loops;
+  launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  SmallVector<vector::ContractionOp> contracts;
+  launch.getBody().walk(
+      [&](vector::ContractionOp contract) { contracts.push_back(contract); });
+  if (loops.size() > 1 || contracts.size() != 1)
+    return failure();
+  // The k steps' block: the k loop's body, or the launch's when there is
+  // one k step (the loop is folded away).
+  Block *step =
+      loops.empty() ? &launch.getBody().front() : loops.front().getBody();
+  vector::ContractionOp contract = contracts.front();
+  vector::TransferReadOp readA = getPlainRead(contract.getLhs());
+  vector::TransferReadOp readB = getPlainRead(contract.getRhs());
+  if (!readA || !readB || readA->getBlock() != step ||
+      readB->getBlock() != step ||
+      readA.getVectorType().getShape() !=
+          ArrayRef<int64_t>{config.warpM, config.blockK} ||
+      readB.getVectorType().getShape() !=
+          ArrayRef<int64_t>{config.blockK, config.warpN})
+    return failure();
+  // The k offset of the step, as the reads have it: defined before the
+  // step's block (the loop's induction variable), or a constant (one step).
+  auto kOffset = [&](Value k) -> std::optional<OpFoldResult> {
+    if (k.getParentBlock() != step || isa<BlockArgument>(k))
+      return OpFoldResult(k);
+    if (std::optional<int64_t> c = getConstantIntValue(k))
+      return OpFoldResult(rewriter.getIndexAttr(*c));
+    return std::nullopt;
+  };
+  std::optional<OpFoldResult> kA = kOffset(readA.getIndices()[1]);
+  std::optional<OpFoldResult> kB = kOffset(readB.getIndices()[0]);
+  if (!kA || !kB)
+    return failure();
+
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = launch.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto sharedTile = [&](vector::TransferReadOp read, int64_t rows,
+                        int64_t cols) {
+    Type elem = read.getVectorType().getElementType();
+    return launch.addWorkgroupAttribution(
+        MemRefType::get({rows, cols + 8}, elem, MemRefLayoutAttrInterface(),
+                        workgroup),
+        loc);
+  };
+  Value sharedA = sharedTile(readA, config.blockM, config.blockK);
+  Value sharedB = sharedTile(readB, config.blockK, config.blockN);
+
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  Value blockY = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::y);
+  Value blockX = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
+  Value threadX = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+  Value threadY = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y);
+  AffineExpr d0 = rewriter.getAffineDimExpr(0);
+  AffineExpr d1 = rewriter.getAffineDimExpr(1);
+  auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) -> Value {
+    return affine::makeComposedAffineApply(rewriter, loc, e, operands);
+  };
+  // The first row of A and column of B the block computes (the schedule
+  // maps m to blocks along y, n along x), and the thread's number in it.
+  Value blockRow = apply(d0 * config.blockM, {blockY});
+  Value blockCol = apply(d0 * config.blockN, {blockX});
+  int64_t threads = config.threads();
+  Value thread = apply(d0 + d1 * (32 * config.warpsN()), {threadX, threadY});
+
+  // Copies the rows x cols tile at (row0, col0) of `global` to `shared`.
+  auto copy = [&](Value global, OpFoldResult row0, OpFoldResult col0,
+                  Value shared, int64_t rows, int64_t cols) -> LogicalResult {
+    int64_t perThread = rows * cols / threads;
+    int64_t width = std::min<int64_t>({8, perThread, cols});
+    if (perThread < 1 || (rows * cols) % (threads * width) || cols % width)
+      return failure();
+    Type elem = cast<MemRefType>(global.getType()).getElementType();
+    auto vecType = VectorType::get({width}, elem);
+    llvm::MaybeAlign align(width * elem.getIntOrFloatBitWidth() / 8);
+    for (int64_t i = 0; i < rows * cols / (threads * width); ++i) {
+      // Chunk i * threads + thread, row by row: consecutive threads copy
+      // consecutive chunks of a row.
+      AffineExpr chunk = d0 + i * threads;
+      int64_t perRow = cols / width;
+      Value row = apply(chunk.floorDiv(perRow), {thread});
+      Value col = apply(chunk % perRow * width, {thread});
+      Value value = vector::LoadOp::create(
+          rewriter, loc, vecType, global,
+          ValueRange{apply(d0 + d1, {row0, row}), apply(d0 + d1, {col0, col})},
+          /*nontemporal=*/false, align);
+      vector::StoreOp::create(rewriter, loc, value, shared,
+                              ValueRange{row, col}, /*nontemporal=*/false,
+                              align);
+    }
+    return success();
+  };
+  if (loops.empty()) {
+    // After the ids above.
+    rewriter.setInsertionPointAfterValue(thread);
+  } else {
+    rewriter.setInsertionPointToStart(step);
+    // No thread overwrites the tiles while another still reads the last k
+    // step's.
+    gpu::BarrierOp::create(rewriter, loc);
+  }
+  if (failed(copy(readA.getBase(), blockRow, *kA, sharedA, config.blockM,
+                  config.blockK)) ||
+      failed(copy(readB.getBase(), *kB, blockCol, sharedB, config.blockK,
+                  config.blockN)))
+    return failure();
+  // The tiles are complete before any warp reads them.
+  gpu::BarrierOp::create(rewriter, loc);
+
+  // The warps' reads, from the shared tiles.
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  auto fromShared = [&](vector::TransferReadOp read, Value shared, Value row,
+                        Value col) {
+    rewriter.setInsertionPoint(read);
+    rewriter.replaceOpWithNewOp<vector::TransferReadOp>(
+        read, read.getVectorType(), shared, ValueRange{row, col},
+        /*padding=*/std::nullopt,
+        /*inBounds=*/SmallVector<bool>(2, true));
+  };
+  fromShared(readA, sharedA, apply(d0 - d1, {readA.getIndices()[0], blockRow}),
+             zero);
+  fromShared(readB, sharedB, zero,
+             apply(d0 - d1, {readB.getIndices()[1], blockCol}));
+  return success();
+}
+
 /// Lowers a warp's m16n8k16 bf16 contractions, as the schedule and the
 /// unrolling leave them in a k step:
 ///
@@ -220,7 +371,9 @@ vector::TransferReadOp getPlainRead(Value v) {
 ///   %d = vector.contract (m, k) x (k, n) -> (m, n), %a, %b, %c
 ///   vector.transfer_write %d, %C[i, j]
 ///
-/// to the fragments each lane holds and one `nvvm.mma.sync` with bf16
+/// (A and B from global or shared memory; with a k step of 32, two such
+/// contractions in a chain, the first's result the second's accumulator)
+/// to the fragments each lane holds and one `nvvm.mma.sync` each with bf16
 /// multiplicands and f32 accumulators. An A or B tile that feeds several
 /// contractions (a warp tile larger than 16 x 8) is loaded once, where it
 /// was read. Fragment layout (PTX ISA, "Matrix Fragments for mma.m16n8k16
@@ -261,11 +414,18 @@ public:
     vector::TransferReadOp readB = getPlainRead(contract.getRhs());
     if (!readA || !readB || !contract->hasOneUse())
       return failure();
-    auto write = dyn_cast<vector::TransferWriteOp>(*contract->user_begin());
-    if (!write || !isPlainMemRefTransfer(write))
+    // The result goes to memory, or (k steps of 32 and more, unrolled) is
+    // the accumulator of the next k piece.
+    Operation *user = *contract->user_begin();
+    auto write = dyn_cast<vector::TransferWriteOp>(user);
+    auto next = dyn_cast<vector::ContractionOp>(user);
+    if (write ? !isPlainMemRefTransfer(write)
+              : !next || next.getAcc() != contract.getResult())
       return failure();
+    // The accumulator comes from memory, or from the previous k piece.
     vector::TransferReadOp readC = getPlainRead(contract.getAcc());
-    if (!readC || !readC->hasOneUse())
+    auto previous = contract.getAcc().getDefiningOp<vector::ContractionOp>();
+    if (readC ? !readC->hasOneUse() : !previous || !results.count(previous))
       return failure();
 
     // Copies: the map of fragments may grow (and move) in between.
@@ -273,48 +433,65 @@ public:
     SmallVector<Value> b(fragmentsB(readB));
     Location loc = contract.getLoc();
     OpBuilder::InsertionGuard guard(rewriter);
-    // C: rows g and g + 8, columns 2t and 2t + 1. The pairs move through
-    // in-bounds transfers, which the pass hoists out of the k loop
-    // afterwards (the same positions are read and written in every k step).
     Type f32 = accType.getElementType();
-    rewriter.setInsertionPoint(readC);
     SmallVector<Value> c;
-    for (auto [row, col] : accumulatorPositions(readC)) {
-      Value pair = vector::TransferReadOp::create(
-          rewriter, loc, pairOf(f32), readC.getBase(), ValueRange{row, col},
-          /*padding=*/std::nullopt, /*inBounds=*/ArrayRef<bool>{true});
-      for (int64_t i : {0, 1})
-        c.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
+    if (readC) {
+      // C: rows g and g + 8, columns 2t and 2t + 1. The pairs move through
+      // in-bounds transfers, which the pass hoists out of the k loop
+      // afterwards (the same positions are read and written in every k
+      // step).
+      rewriter.setInsertionPoint(readC);
+      for (auto [row, col] : accumulatorPositions(readC)) {
+        Value pair = vector::TransferReadOp::create(
+            rewriter, loc, pairOf(f32), readC.getBase(), ValueRange{row, col},
+            /*padding=*/std::nullopt, /*inBounds=*/ArrayRef<bool>{true});
+        for (int64_t i : {0, 1})
+          c.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
+      }
+    } else {
+      c = results[previous];
     }
 
-    rewriter.setInsertionPoint(write);
+    rewriter.setInsertionPoint(contract);
     auto resultType =
         LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-    Value d = NVVM::MmaOp::create(
+    Value mma = NVVM::MmaOp::create(
         rewriter, loc, resultType, a, b, c, /*shape=*/{16, 8, 16},
         /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
         std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
                                       NVVM::MMATypes::bf16},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
+    SmallVector<Value> &d = results[contract];
+    for (int64_t i = 0; i < 4; ++i)
+      d.push_back(LLVM::ExtractValueOp::create(rewriter, loc, mma, i));
+    lowered.push_back(contract);
+    if (!write)
+      return success();
+    rewriter.setInsertionPoint(write);
     for (auto [i, position] : llvm::enumerate(accumulatorPositions(write))) {
       auto [row, col] = position;
-      Value lo = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i);
-      Value hi = LLVM::ExtractValueOp::create(rewriter, loc, d, 2 * i + 1);
-      Value pair = vector::FromElementsOp::create(rewriter, loc, pairOf(f32),
-                                                  ValueRange{lo, hi});
+      Value pair = vector::FromElementsOp::create(
+          rewriter, loc, pairOf(f32), ValueRange{d[2 * i], d[2 * i + 1]});
       vector::TransferWriteOp::create(rewriter, loc, pair, write.getBase(),
                                       ValueRange{row, col},
                                       /*inBounds=*/ArrayRef<bool>{true});
     }
     rewriter.eraseOp(write);
-    rewriter.eraseOp(contract);
-    rewriter.eraseOp(readC);
     return success();
   }
 
-  /// Erases the A and B reads whose fragments replaced them.
-  void eraseDeadReads() {
+  /// Erases the lowered contractions (the last of each chain first) and the
+  /// reads whose fragments and accumulator pairs replaced them.
+  void eraseLowered() {
+    SmallVector<Operation *> reads;
+    for (vector::ContractionOp contract : llvm::reverse(lowered)) {
+      if (auto readC = getPlainRead(contract.getAcc()))
+        reads.push_back(readC);
+      rewriter.eraseOp(contract);
+    }
+    for (Operation *read : reads)
+      rewriter.eraseOp(read);
     for (auto &entry : fragments)
       if (entry.first->use_empty())
         rewriter.eraseOp(entry.first);
@@ -401,6 +578,10 @@ private:
   RewriterBase &rewriter;
   /// The i32 fragment registers loaded for each A and B read.
   llvm::MapVector<Operation *, SmallVector<Value>> fragments;
+  /// The four f32 accumulators each lowered contraction computes, in
+  /// fragment order, and the contractions in the order they were lowered.
+  DenseMap<Operation *, SmallVector<Value>> results;
+  SmallVector<vector::ContractionOp> lowered;
 };
 
 struct AmpGpuTensorCoreContractionsPass
@@ -462,7 +643,7 @@ struct AmpGpuTensorCoreContractionsPass
             << " is not a multiple of the 16x8x16 mma tile; SIMT fallback";
         return;
       }
-      TileConfig config = chooseTiles(m, n);
+      TileConfig config = chooseTiles(m, n, k);
       // gridDim.y (m / blockM) is at most 65535.
       if (m / config.blockM > 65535) {
         mm.emitRemark("amp-gpu-tensor-core-contractions: ")
@@ -483,6 +664,7 @@ struct AmpGpuTensorCoreContractionsPass
     // One matmul at a time, each with the schedule of its tiles (parsed
     // once per distinct tiling).
     std::map<TileConfig, OwningOpRef<ModuleOp>> schedules;
+    llvm::MapVector<gpu::LaunchOp, TileConfig> launches;
     for (auto [mm, config] : matmuls) {
       OwningOpRef<ModuleOp> &schedule = schedules[config];
       if (!schedule) {
@@ -498,24 +680,28 @@ struct AmpGpuTensorCoreContractionsPass
       if (failed(transform::applyTransformNamedSequence(
               module, entry, *schedule, transform::TransformOptions())))
         return signalPassFailure();
+      module.walk([&, config = config](gpu::LaunchOp launch) {
+        if (!earlierLaunches.contains(launch) && !launches.contains(launch))
+          launches.insert({launch, config});
+      });
     }
 
     // The contractions to nvgpu.mma.sync, inside the new launches only:
     // MLIR 22's convert-vector-to-gpu{use-nvgpu} also tries to convert every
     // scalar f16 -> f32 arith.extf of the function (and fails on them), so
     // it cannot run on whole functions that hold other code.
-    SmallVector<gpu::LaunchOp> launches;
-    module.walk([&](gpu::LaunchOp launch) {
-      if (!earlierLaunches.contains(launch))
-        launches.push_back(launch);
-    });
+    IRRewriter rewriter(&getContext());
     // The tiles' subviews folded into the transfers, in every new launch
     // before any is rewritten: hoisting an accumulator out of a k loop is
     // refused while a view of its buffer remains, in any launch.
-    for (gpu::LaunchOp launch : launches) {
+    for (auto [launch, config] : launches) {
       RewritePatternSet fold(&getContext());
       memref::populateFoldMemRefAliasOpPatterns(fold);
       (void)applyPatternsGreedily(launch, std::move(fold));
+      if (failed(stageInSharedMemory(rewriter, launch, config)))
+        launch.emitRemark("amp-gpu-tensor-core-contractions: the A and B "
+                          "tiles are read from global memory (the launch is "
+                          "not the schedule's)");
       // Each warp's contraction to m16n8k16 pieces, each reading its own
       // fragments' tile; a loaded A tile serves a row of pieces, a B tile a
       // column.
@@ -529,8 +715,7 @@ struct AmpGpuTensorCoreContractionsPass
                                                                 &getContext());
       (void)applyPatternsGreedily(launch, std::move(unroll));
     }
-    IRRewriter rewriter(&getContext());
-    for (gpu::LaunchOp launch : launches) {
+    for (gpu::LaunchOp launch : llvm::make_first_range(launches)) {
       // bf16: lowered here (see Bf16MmaLowering).
       SmallVector<vector::ContractionOp> bf16Contractions;
       launch->walk([&](vector::ContractionOp contract) {
@@ -545,7 +730,7 @@ struct AmpGpuTensorCoreContractionsPass
                              "mma.sync");
           return signalPassFailure();
         }
-      bf16Lowering.eraseDeadReads();
+      bf16Lowering.eraseLowered();
       keepAccumulatorsInRegisters(rewriter, launch);
       if (!bf16Contractions.empty()) {
         // The accumulator pairs' transfers to plain vector loads and stores.

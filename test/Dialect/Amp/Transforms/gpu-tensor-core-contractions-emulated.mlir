@@ -1,13 +1,17 @@
 // The tensor-core kernels of amp-gpu-tensor-core-contractions, run on the
 // CPU by utils/simt_emulator.py: every thread of every block in lockstep,
-// mma.sync on the warp's fragments as the PTX ISA lays them out (written in
-// the emulator apart from the pass). Each function's C += A * B on small
-// integers must equal numpy's exactly. Covers the tilings the pass chooses:
-// 64 x 64 warp tiles in 2 x 2-warp blocks with several k steps, 32 x 32,
-// 64 x 16 in 2 x 1-warp blocks, the 16 x 8 mma tile alone, one-warp blocks,
-// in f16 (upstream's nvgpu conversion) and bf16 (the pass's own lowering).
+// mma.sync and ldmatrix on the warp's fragments as the PTX ISA lays them
+// out (written in the emulator apart from the pass), shared memory per
+// block with a race check at every access (a thread reading what another
+// wrote, or overwriting what another read, since the last barrier). Each
+// function's C += A * B on small integers must equal numpy's exactly.
+// Covers the tilings the pass chooses: 64 x 64 warp tiles in 2 x 2-warp
+// blocks with four k steps of 32, 32 x 32, 64 x 32 in 2 x 1-warp blocks
+// with one k step of 16 (no loop), the 16 x 8 mma tile alone with three k
+// steps of 16, one-warp blocks, in f16 (upstream's nvgpu conversion,
+// ldmatrix) and bf16 (the pass's own lowering, per-lane shared loads).
 // python/tests/test_scripts.py checks that the emulator catches a kernel
-// with a wrong fragment position.
+// with a wrong fragment position and one with a barrier missing.
 //
 // RUN: amp-opt %s --amp-gpu-tensor-core-contractions --mlir-print-op-generic -o %t.mlir
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir | FileCheck %s

@@ -1,19 +1,33 @@
 // RUN: amp-opt %s -split-input-file --amp-gpu-tensor-core-contractions -verify-diagnostics | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-gpu-tensor-core-contractions 2>/dev/null | FileCheck %s --check-prefix=TILE
+// RUN: amp-opt %s -split-input-file --amp-gpu-tensor-core-contractions 2>/dev/null | FileCheck %s --check-prefix=LDB
 // RUN: amp-opt %s -split-input-file --amp-gpu-tensor-core-contractions=chip=sm_75 2>&1 | FileCheck %s --check-prefix=SM75
 // RUN: not amp-opt %s --amp-gpu-tensor-core-contractions=chip=volta 2>&1 | FileCheck %s --check-prefix=CHIP
 
 // A small matmul: warp tiles shrink to the 16x8 mma tile for parallelism,
 // and blocks group 2 x 2 warps (64 x 2 threads) over 32 x 16 of the output.
-// k in steps of 16, one m16n8k16 mma.sync with f16 operands and f32
-// accumulators per step. Each lane's accumulator fragment is loaded before
-// the k loop, carried in registers through it and stored once after it.
+// Each k step of 32: the block's threads copy the 32 x 32 tile of A (8 f16,
+// 16 bytes, each) and the 32 x 16 tile of B (4 each) to shared memory,
+// rows padded by 8, between barriers; each warp then loads its fragments
+// with ldmatrix (B transposed) and issues two m16n8k16 mma.syncs with f16
+// operands and f32 accumulators. Each lane's accumulator fragment is loaded
+// before the k loop, carried in registers through it and stored once after
+// it.
 // CHECK-LABEL: func @f16_matmul
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup(%[[SA:.*]] : memref<32x40xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x24xf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
-// CHECK: scf.for {{.*}} = %c0{{(_[0-9]+)?}} to %c128 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
+// CHECK: scf.for {{.*}} = %c0{{(_[0-9]+)?}} to %c128 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[A:.*]] = vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
+// CHECK-NEXT: vector.store %[[A]], %[[SA]][{{.*}}] {alignment = 16 : i64}
+// CHECK: %[[B:.*]] = vector.load %arg1[{{.*}}] {alignment = 8 : i64} : memref<128x32xf16>, vector<4xf16>
+// CHECK-NEXT: vector.store %[[B]], %[[SB]][{{.*}}] {alignment = 8 : i64}
+// CHECK-NEXT: gpu.barrier
 // CHECK-NOT: %arg2{{[^0-9]}}
-// CHECK: nvgpu.mma.sync({{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 2 : i32, transpose = true}
+// CHECK: %[[D:.*]] = nvgpu.mma.sync({{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: nvgpu.mma.sync({{.*}}, %[[D]]) {mmaShape = [16, 8, 16]}
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
@@ -33,20 +47,23 @@ func.func @f16_matmul(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref
 
 // bf16: each lane loads its m16n8k16 fragments (A: pairs along k from rows
 // g and g+8, g = lane / 4; B: two scalars along k of column g; C: pairs of
-// rows g and g+8), packs bf16 pairs into i32 registers and issues one
-// nvvm.mma.sync with bf16 multiplicands and f32 accumulators. The C pairs
-// are loaded before the k loop and stored after it. 32 x 8: one block of
-// 2 x 1 warps.
+// rows g and g+8), packs bf16 pairs into i32 registers and issues
+// nvvm.mma.sync with bf16 multiplicands and f32 accumulators. 32 x 8 x 32:
+// one block of 2 x 1 warps, one k step of 32 (no loop), A and B through
+// shared memory; two mma.syncs per warp, the first's result the second's
+// accumulator.
 // CHECK-LABEL: func @bf16_matmul
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup(%[[SA:.*]] : memref<32x40xbf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x16xbf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.store {{.*}}, %[[SA]]
+// CHECK: vector.store {{.*}}, %[[SB]]
+// CHECK: gpu.barrier
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK-COUNT-4: vector.load %[[SA]][{{.*}}] : memref<32x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-COUNT-4: memref.load %[[SB]][{{.*}}] : memref<32x16xbf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<32x8xf32>, vector<2xf32>
-// CHECK: scf.for {{.*}} iter_args(%[[C0:.*]] = %{{.*}}, %[[C1:.*]] = %{{.*}}) -> (vector<2xf32>, vector<2xf32>)
-// CHECK-COUNT-4: vector.load %arg0[{{.*}}] : memref<32x32xbf16>, vector<2xbf16>
-// CHECK-COUNT-4: memref.load %arg1[{{.*}}] : memref<32x8xbf16>
-// CHECK-NOT: %arg2{{[^0-9]}}
-// CHECK: nvvm.mma.sync A[{{.*}}, {{.*}}, {{.*}}, {{.*}}] B[{{.*}}, {{.*}}] C[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK-NOT: %arg2{{[^0-9]}}
-// CHECK: scf.yield
+// CHECK: %[[D:.*]] = nvvm.mma.sync A[{{.*}}, {{.*}}, {{.*}}, {{.*}}] B[{{.*}}, {{.*}}] C[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[D0:.*]] = llvm.extractvalue %[[D]][0]
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[%[[D0]], {{.*}}]
 // CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<32x8xf32>, vector<2xf32>
 // CHECK-NOT: vector.contract
 // CHECK-NOT: linalg.matmul
@@ -59,26 +76,37 @@ func.func @bf16_matmul(%d: memref<32x32xbf16>, %e: memref<32x8xbf16>, %f: memref
 
 // A larger matmul: each warp takes a 32 x 32 output tile (1024 warps of
 // 32 x 32 are enough to fill the GPU), blocks 2 x 2 warps over 64 x 64.
-// Per k step a warp loads two A tiles (4 pairs each) and four B tiles
-// (4 scalars each) once and issues 2 x 4 mma.syncs, each A fragment used by
-// four of them and each B fragment by two; the eight accumulator fragments
-// stay in registers through the k loop.
+// Per k step of 32 the block copies A's 64 x 32 and B's 32 x 64 tile to
+// shared memory (two 16-byte copies each per thread), and each warp loads
+// its fragments once (A: 2 rows x 2 k pieces, ldmatrix x4; B: 4 columns x
+// 2 k pieces, ldmatrix x2 transposed) and issues 2 x 4 x 2 mma.syncs, each
+// A fragment used by four of them and each B fragment by two; the eight
+// accumulator fragments stay in registers through the k loop.
 // CHECK-LABEL: func @f16_warp_tile
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup({{.*}} : memref<64x40xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x72xf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-16: vector.load %arg2
 // CHECK: scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
-// CHECK-COUNT-8: nvgpu.mma.sync
+// CHECK-COUNT-16: nvgpu.mma.sync
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-16: vector.store {{.*}}, %arg2
 // CHECK: gpu.terminator
 // TILE-LABEL: func @f16_warp_tile
 // TILE: scf.for
-// TILE-COUNT-8: vector.load %arg0
-// TILE-NOT: vector.load %arg0
-// TILE-COUNT-16: memref.load %arg1
-// TILE-NOT: memref.load
+// TILE-NEXT: gpu.barrier
+// TILE-COUNT-2: vector.load %arg0{{.*}}vector<8xf16>
+// TILE-COUNT-2: vector.load %arg1{{.*}}vector<8xf16>
+// TILE-NEXT: vector.store
+// TILE-NEXT: gpu.barrier
+// TILE-NOT: vector.load
+// TILE-COUNT-4: numTiles = 4 : i32, transpose = false
+// TILE-NOT: numTiles = 4
 // TILE: scf.yield
+// LDB-LABEL: func @f16_warp_tile
+// LDB: scf.for
+// LDB-COUNT-8: numTiles = 2 : i32, transpose = true
+// LDB-NOT: ldmatrix
+// LDB: scf.yield
 func.func @f16_warp_tile(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: memref<1024x1024xf32>) {
   linalg.matmul ins(%a, %b : memref<1024x64xf16>, memref<64x1024xf16>) outs(%c : memref<1024x1024xf32>)
   return
@@ -86,23 +114,31 @@ func.func @f16_warp_tile(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: m
 
 // -----
 
-// The same in bf16: fragments loaded once per tile and k step, eight
-// nvvm.mma.syncs, sixteen accumulator pairs in registers.
+// The same in bf16: fragments loaded from the shared tiles once per tile
+// and k piece (A: 4 pairs, B: 4 scalars), sixteen nvvm.mma.syncs, sixteen
+// accumulator pairs in registers.
 // CHECK-LABEL: func @bf16_warp_tile
 // CHECK-COUNT-16: vector.load %arg2
 // CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
-// CHECK-COUNT-8: nvvm.mma.sync
+// CHECK-COUNT-16: nvvm.mma.sync
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-16: vector.store {{.*}}, %arg2
 // CHECK: gpu.terminator
 // TILE-LABEL: func @bf16_warp_tile
+// TILE: gpu.launch {{.*}} workgroup(%[[SA:[^ ]*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>
 // TILE: scf.for
-// TILE-COUNT-8: vector.load %arg0
-// TILE-NOT: vector.load %arg0
-// TILE-COUNT-16: memref.load %arg1
-// TILE-NOT: memref.load
+// TILE-COUNT-2: vector.load %arg0
+// TILE-COUNT-2: vector.load %arg1
+// TILE-COUNT-16: vector.load %[[SA]]
+// TILE-NOT: vector.load %[[SA]]
 // TILE: scf.yield
+// LDB-LABEL: func @bf16_warp_tile
+// LDB: gpu.launch {{.*}}, %[[SB:[^ ]*]] : memref<32x72xbf16, #gpu.address_space<workgroup>>)
+// LDB: scf.for
+// LDB-COUNT-32: memref.load %[[SB]]
+// LDB-NOT: memref.load
+// LDB: scf.yield
 func.func @bf16_warp_tile(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1024x1024xf32>) {
   linalg.matmul ins(%a, %b : memref<1024x64xbf16>, memref<64x1024xbf16>) outs(%c : memref<1024x1024xf32>)
   return

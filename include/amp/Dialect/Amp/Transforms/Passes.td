@@ -236,20 +236,30 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     64 x 64 (the largest power of two from 16 x 8 up that divides m and n),
     halved while the matmul would have fewer than 528 warps (4 per SM of an
     H100/H200); blocks group up to 2 x 2 warps where m and n divide. A loop
-    over k in steps of 16 holds the warp's mixed-precision
-    `vector.contract` (f16/bf16 operands, f32 accumulator), unrolled to
-    m16n8k16 pieces: each k step loads every A and B fragment of the warp
-    tile once and issues (tile m / 16) x (tile n / 8) mma.syncs, an A
-    fragment serving a row of them and a B fragment a column. The schedule
-    is a transform-dialect script run by the interpreter (upstream's
-    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls); the
-    fragments come from global memory (no shared-memory staging yet).
+    over k in steps of 32 (16 where k is not a multiple of 32) holds the
+    warp's mixed-precision `vector.contract` (f16/bf16 operands, f32
+    accumulator), unrolled to m16n8k16 pieces: each k step loads every A
+    and B fragment of the warp tile once and issues (tile m / 16) x
+    (tile n / 8) x (k step / 16) mma.syncs, an A fragment serving a row of
+    them and a B fragment a column. The schedule is a transform-dialect
+    script run by the interpreter (upstream's `rewrite_matmul_as_mma_sync`
+    rejects mixed f16 -> f32 matmuls).
+
+    Shared memory: in each k step the block's threads copy the block's A
+    and B tiles from global memory (coalesced, up to 16 bytes per copy,
+    16-byte aligned: the operands' base addresses must be, as every buffer
+    the runtime allocates is) into workgroup buffers whose rows are padded
+    by 8 elements (bank-conflict-free ldmatrix), between `gpu.barrier`s,
+    and the warps read their fragments from there. A launch that is not
+    the schedule's shape keeps its global reads, with a remark.
 
     f16: the contraction goes to `nvgpu.mma.sync` with
     `mmaShape = [16, 8, 16]` by upstream's vector-to-nvgpu conversion, run
     on these launches only (on whole functions MLIR 22's
     `convert-vector-to-gpu{use-nvgpu}` fails on every scalar f16 -> f32
     `arith.extf`).
+
+    f16 fragments are loaded with `nvgpu.ldmatrix` (B transposed).
 
     bf16: MLIR 22's vector-to-nvgpu conversion cannot load bf16 fragments
     and its nvgpu-to-nvvm lowering cannot type a bf16 `nvgpu.mma.sync`, so
@@ -381,6 +391,21 @@ def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> 
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
+}
+
+def AmpGpuAlignWorkgroupMemory : Pass<"amp-gpu-align-workgroup-memory", "gpu::GPUModuleOp"> {
+  let summary = "Align the workgroup (shared) memory of GPU kernels to 16 bytes";
+  let description = [{
+    Gives every workgroup attribution of every `gpu.func` in the module an
+    `llvm.align` of 16 bytes (or keeps a larger one), which
+    `convert-gpu-to-nvvm` puts on the shared-memory global it creates
+    (PTX `.shared .align 16`). Without it the global gets the alignment of
+    its element type (2 bytes for f16), while 16-byte shared stores
+    (`st.shared.v4`) and `ldmatrix` rows need 16: the tensor-core kernels
+    of `amp-gpu-tensor-core-contractions` stage their A and B tiles in
+    shared memory with such accesses. Runs after `gpu-kernel-outlining`
+    (a `gpu.launch` has no attribution attributes).
+  }];
 }
 
 def AmpGpuAsyncLaunches : Pass<"amp-gpu-async-launches", "ModuleOp"> {
