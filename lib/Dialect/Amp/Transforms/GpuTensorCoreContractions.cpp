@@ -520,13 +520,49 @@ private:
     return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair);
   }
 
-  /// A: four registers, pairs along k (contiguous in row-major A).
+  /// Whether `read` is from shared memory, where ldmatrix can load it.
+  static bool isShared(vector::TransferReadOp read) {
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+        cast<MemRefType>(read.getBase().getType()).getMemorySpace());
+    return space && space.getValue() == gpu::AddressSpace::Workgroup;
+  }
+
+  /// The registers of an `ldmatrix` of `tiles` 8 x 8 matrices (PTX ISA,
+  /// "ldmatrix"): lane l gives the address of row l % 16 of the 16-row
+  /// tile at (row0, col0), in its columns from 8 * (l / 16) on: x4 reads
+  /// rows 0-7, 8-15 of columns 0-7, then of columns 8-15 (A's a0..a3); x2
+  /// (lanes 0-15) reads rows 0-7, 8-15 of columns 0-7. Transposed, lane l
+  /// receives rows 2(l % 4), 2(l % 4) + 1 of column l / 4 of each matrix
+  /// (B's b0, b1 from a row-major k x n tile).
+  SmallVector<Value> loadMatrix(vector::TransferReadOp read, int64_t tiles,
+                                bool transpose) {
+    Location loc = read.getLoc();
+    Type elem = read.getVectorType().getElementType();
+    AffineExpr lane = rewriter.getAffineDimExpr(1);
+    Value row = at(loc, read.getIndices()[0], lane % 16, 0);
+    Value col = at(loc, read.getIndices()[1], lane.floorDiv(16) * 8, 0);
+    Value matrix = nvgpu::LdMatrixOp::create(
+        rewriter, loc, VectorType::get({tiles, 2}, elem), read.getBase(),
+        ValueRange{row, col}, transpose, tiles);
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < tiles; ++i)
+      regs.push_back(
+          asRegister(loc, vector::ExtractOp::create(rewriter, loc, matrix, i)));
+    return regs;
+  }
+
+  /// A: four registers, pairs along k (contiguous in row-major A); from
+  /// shared memory by one ldmatrix x4.
   ArrayRef<Value> fragmentsA(vector::TransferReadOp read) {
     SmallVector<Value> &regs = fragments[read];
     if (!regs.empty())
       return regs;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(read);
+    if (isShared(read)) {
+      regs = loadMatrix(read, /*tiles=*/4, /*transpose=*/false);
+      return regs;
+    }
     Location loc = read.getLoc();
     Type bf16 = read.getVectorType().getElementType();
     Value row0 = read.getIndices()[0], col0 = read.getIndices()[1];
@@ -541,13 +577,17 @@ private:
   }
 
   /// B: two registers, pairs along k, a column of row-major B: two scalar
-  /// loads each.
+  /// loads each; from shared memory by one transposed ldmatrix x2.
   ArrayRef<Value> fragmentsB(vector::TransferReadOp read) {
     SmallVector<Value> &regs = fragments[read];
     if (!regs.empty())
       return regs;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(read);
+    if (isShared(read)) {
+      regs = loadMatrix(read, /*tiles=*/2, /*transpose=*/true);
+      return regs;
+    }
     Location loc = read.getLoc();
     Type bf16 = read.getVectorType().getElementType();
     Value row0 = read.getIndices()[0];

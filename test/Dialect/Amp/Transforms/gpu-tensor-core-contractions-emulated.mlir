@@ -8,8 +8,8 @@
 // Covers the tilings the pass chooses: 64 x 64 warp tiles in 2 x 2-warp
 // blocks with four k steps of 32, 32 x 32, 64 x 32 in 2 x 1-warp blocks
 // with one k step of 16 (no loop), the 16 x 8 mma tile alone with three k
-// steps of 16, one-warp blocks, in f16 (upstream's nvgpu conversion,
-// ldmatrix) and bf16 (the pass's own lowering, per-lane shared loads).
+// steps of 16, one-warp blocks, in f16 (upstream's nvgpu conversion) and
+// bf16 (the pass's own lowering), both with ldmatrix.
 // python/tests/test_scripts.py checks that the emulator catches a kernel
 // with a wrong fragment position and one with a barrier missing.
 //

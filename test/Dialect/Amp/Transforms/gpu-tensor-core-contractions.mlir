@@ -45,21 +45,23 @@ func.func @f16_matmul(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref
 
 // -----
 
-// bf16: each lane loads its m16n8k16 fragments (A: pairs along k from rows
-// g and g+8, g = lane / 4; B: two scalars along k of column g; C: pairs of
-// rows g and g+8), packs bf16 pairs into i32 registers and issues
-// nvvm.mma.sync with bf16 multiplicands and f32 accumulators. 32 x 8 x 32:
-// one block of 2 x 1 warps, one k step of 32 (no loop), A and B through
-// shared memory; two mma.syncs per warp, the first's result the second's
-// accumulator.
+// bf16: the pass loads the m16n8k16 fragments itself (A: ldmatrix x4 from
+// the shared A tile, lane l giving row l % 16, column 8 * (l / 16); B:
+// ldmatrix x2 transposed; C: pairs of rows g and g+8, g = lane / 4), as
+// i32 registers of two bf16, and issues nvvm.mma.sync with bf16
+// multiplicands and f32 accumulators. 32 x 8 x 32: one block of 2 x 1
+// warps, one k step of 32 (no loop); two mma.syncs per warp, the first's
+// result the second's accumulator.
 // CHECK-LABEL: func @bf16_matmul
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c32{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup(%[[SA:.*]] : memref<32x40xbf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x16xbf16, #gpu.address_space<workgroup>>)
 // CHECK: vector.store {{.*}}, %[[SA]]
 // CHECK: vector.store {{.*}}, %[[SB]]
 // CHECK: gpu.barrier
 // CHECK: %[[LANE:.*]] = gpu.lane_id
-// CHECK-COUNT-4: vector.load %[[SA]][{{.*}}] : memref<32x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
-// CHECK-COUNT-4: memref.load %[[SB]][{{.*}}] : memref<32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[FA:.*]] = nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<32x40xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-COUNT-4: llvm.bitcast {{.*}} : vector<2xbf16> to i32
+// CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<32x16xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// CHECK-COUNT-2: llvm.bitcast {{.*}} : vector<2xbf16> to i32
 // CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<32x8xf32>, vector<2xf32>
 // CHECK: %[[D:.*]] = nvvm.mma.sync A[{{.*}}, {{.*}}, {{.*}}, {{.*}}] B[{{.*}}, {{.*}}] C[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: %[[D0:.*]] = llvm.extractvalue %[[D]][0]
@@ -114,9 +116,9 @@ func.func @f16_warp_tile(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: m
 
 // -----
 
-// The same in bf16: fragments loaded from the shared tiles once per tile
-// and k piece (A: 4 pairs, B: 4 scalars), sixteen nvvm.mma.syncs, sixteen
-// accumulator pairs in registers.
+// The same in bf16: fragments loaded from the shared tiles by ldmatrix once
+// per tile and k piece, sixteen nvvm.mma.syncs, sixteen accumulator pairs
+// in registers.
 // CHECK-LABEL: func @bf16_warp_tile
 // CHECK-COUNT-16: vector.load %arg2
 // CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
@@ -130,14 +132,14 @@ func.func @f16_warp_tile(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: m
 // TILE: scf.for
 // TILE-COUNT-2: vector.load %arg0
 // TILE-COUNT-2: vector.load %arg1
-// TILE-COUNT-16: vector.load %[[SA]]
-// TILE-NOT: vector.load %[[SA]]
+// TILE-COUNT-4: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// TILE-NOT: nvgpu.ldmatrix %[[SA]]
 // TILE: scf.yield
 // LDB-LABEL: func @bf16_warp_tile
 // LDB: gpu.launch {{.*}}, %[[SB:[^ ]*]] : memref<32x72xbf16, #gpu.address_space<workgroup>>)
 // LDB: scf.for
-// LDB-COUNT-32: memref.load %[[SB]]
-// LDB-NOT: memref.load
+// LDB-COUNT-8: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = true}
+// LDB-NOT: ldmatrix
 // LDB: scf.yield
 func.func @bf16_warp_tile(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1024x1024xf32>) {
   linalg.matmul ins(%a, %b : memref<1024x64xbf16>, memref<64x1024xbf16>) outs(%c : memref<1024x1024xf32>)

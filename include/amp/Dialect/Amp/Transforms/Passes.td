@@ -259,13 +259,15 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     `convert-vector-to-gpu{use-nvgpu}` fails on every scalar f16 -> f32
     `arith.extf`).
 
-    f16 fragments are loaded with `nvgpu.ldmatrix` (B transposed).
+    Fragments are loaded with `nvgpu.ldmatrix` (x4 for A, x2 transposed for
+    B).
 
     bf16: MLIR 22's vector-to-nvgpu conversion cannot load bf16 fragments
     and its nvgpu-to-nvvm lowering cannot type a bf16 `nvgpu.mma.sync`, so
     the pass lowers the contraction itself: each lane loads its fragments
-    (the PTX ISA m16n8k16 layout, the same as for f16), packs bf16 pairs
-    into i32 registers and issues `nvvm.mma.sync` with bf16 multiplicands
+    (the PTX ISA m16n8k16 layout, the same as for f16: by ldmatrix from the
+    shared tiles, by per-lane loads where a launch reads global memory),
+    as i32 registers of two bf16 and issues `nvvm.mma.sync` with bf16 multiplicands
     and f32 accumulators (PTX
     `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`).
 
