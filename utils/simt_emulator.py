@@ -374,6 +374,8 @@ class Emulator:
     op_arith_muli = binary(lambda a, b: a * b)
     op_arith_divui = binary(lambda a, b: a // b)
     op_arith_remui = binary(lambda a, b: a % b)
+    op_arith_minui = binary(np.minimum)
+    op_arith_maxui = binary(np.maximum)
     op_arith_addf = binary(lambda a, b: a + b)
     op_arith_mulf = binary(lambda a, b: a * b)
 

@@ -44,9 +44,11 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <map>
 
@@ -61,6 +63,9 @@ using namespace mlir::amp;
 namespace {
 
 constexpr StringLiteral kMarker = "amp.tensor_core";
+/// Marks the global loads of a k step's shared-tile copies (between
+/// stageInSharedMemory and prefetchTileCopies).
+constexpr StringLiteral kTileCopy = "amp.tile_copy";
 
 /// The schedule of one matmul, with @BM@ x @BN@ the block tile, @WM@ x @WN@
 /// the warp tile, @BK@ the k step and @TX@ x @TY@ the threads of a block (32
@@ -218,6 +223,28 @@ vector::TransferReadOp getPlainRead(Value v) {
   return read && isPlainMemRefTransfer(read) ? read : vector::TransferReadOp();
 }
 
+/// The copy of a rows x cols tile of an operand to shared memory by a
+/// block's threads: each moves rows * cols / threads elements, `width` at a
+/// time (up to 8: 16 bytes of f16/bf16), chunk i * threads + thread of the
+/// tile row by row, so that consecutive threads copy consecutive chunks of
+/// a row.
+struct TileCopy {
+  Value global, shared;
+  int64_t rows, cols, width, chunks;
+
+  /// The copy of `global`'s tiles, or nothing when the threads cannot
+  /// share the tile evenly.
+  static std::optional<TileCopy> plan(Value global, int64_t rows, int64_t cols,
+                                      int64_t threads) {
+    int64_t perThread = rows * cols / threads;
+    int64_t width = std::min<int64_t>({8, perThread, cols});
+    if (perThread < 1 || (rows * cols) % (threads * width) || cols % width)
+      return std::nullopt;
+    return TileCopy{global, Value(), rows,
+                    cols,   width,   rows * cols / (threads * width)};
+  }
+};
+
 /// Stages the A and B tiles of each k step of a tensor-core launch in shared
 /// memory: the block's threads copy the blockM x blockK tile of A and the
 /// blockK x blockN tile of B (coalesced, up to 16 bytes per thread and
@@ -265,7 +292,12 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   };
   std::optional<OpFoldResult> kA = kOffset(readA.getIndices()[1]);
   std::optional<OpFoldResult> kB = kOffset(readB.getIndices()[0]);
-  if (!kA || !kB)
+  int64_t threads = config.threads();
+  std::optional<TileCopy> copyA =
+      TileCopy::plan(readA.getBase(), config.blockM, config.blockK, threads);
+  std::optional<TileCopy> copyB =
+      TileCopy::plan(readB.getBase(), config.blockK, config.blockN, threads);
+  if (!kA || !kB || !copyA || !copyB)
     return failure();
 
   MLIRContext *ctx = rewriter.getContext();
@@ -281,8 +313,8 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
                         workgroup),
         loc);
   };
-  Value sharedA = sharedTile(readA, config.blockM, config.blockK);
-  Value sharedB = sharedTile(readB, config.blockK, config.blockN);
+  copyA->shared = sharedTile(readA, config.blockM, config.blockK);
+  copyB->shared = sharedTile(readB, config.blockK, config.blockN);
 
   rewriter.setInsertionPointToStart(&launch.getBody().front());
   Value blockY = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::y);
@@ -298,36 +330,42 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   // maps m to blocks along y, n along x), and the thread's number in it.
   Value blockRow = apply(d0 * config.blockM, {blockY});
   Value blockCol = apply(d0 * config.blockN, {blockX});
-  int64_t threads = config.threads();
   Value thread = apply(d0 + d1 * (32 * config.warpsN()), {threadX, threadY});
 
-  // Copies the rows x cols tile at (row0, col0) of `global` to `shared`.
-  auto copy = [&](Value global, OpFoldResult row0, OpFoldResult col0,
-                  Value shared, int64_t rows, int64_t cols) -> LogicalResult {
-    int64_t perThread = rows * cols / threads;
-    int64_t width = std::min<int64_t>({8, perThread, cols});
-    if (perThread < 1 || (rows * cols) % (threads * width) || cols % width)
-      return failure();
-    Type elem = cast<MemRefType>(global.getType()).getElementType();
-    auto vecType = VectorType::get({width}, elem);
-    llvm::MaybeAlign align(width * elem.getIntOrFloatBitWidth() / 8);
-    for (int64_t i = 0; i < rows * cols / (threads * width); ++i) {
-      // Chunk i * threads + thread, row by row: consecutive threads copy
-      // consecutive chunks of a row.
-      AffineExpr chunk = d0 + i * threads;
-      int64_t perRow = cols / width;
-      Value row = apply(chunk.floorDiv(perRow), {thread});
-      Value col = apply(chunk % perRow * width, {thread});
-      Value value = vector::LoadOp::create(
-          rewriter, loc, vecType, global,
-          ValueRange{apply(d0 + d1, {row0, row}), apply(d0 + d1, {col0, col})},
-          /*nontemporal=*/false, align);
-      vector::StoreOp::create(rewriter, loc, value, shared,
-                              ValueRange{row, col}, /*nontemporal=*/false,
-                              align);
-    }
-    return success();
+  // The thread's chunk i of `copy`: its row and column in the tile.
+  auto chunkAt = [&](const TileCopy &copy, int64_t i) {
+    AffineExpr chunk = d0 + i * threads;
+    int64_t perRow = copy.cols / copy.width;
+    return std::pair{apply(chunk.floorDiv(perRow), {thread}),
+                     apply(chunk % perRow * copy.width, {thread})};
   };
+  auto alignment = [](const TileCopy &copy) {
+    Type elem = cast<MemRefType>(copy.global.getType()).getElementType();
+    return llvm::MaybeAlign(copy.width * elem.getIntOrFloatBitWidth() / 8);
+  };
+  // Loads the thread's chunks of the tile at (row0, col0) of the operand.
+  auto loadChunks = [&](const TileCopy &copy, OpFoldResult row0,
+                        OpFoldResult col0, SmallVectorImpl<Value> &values) {
+    Type elem = cast<MemRefType>(copy.global.getType()).getElementType();
+    for (int64_t i = 0; i < copy.chunks; ++i) {
+      auto [row, col] = chunkAt(copy, i);
+      values.push_back(vector::LoadOp::create(
+          rewriter, loc, VectorType::get({copy.width}, elem), copy.global,
+          ValueRange{apply(d0 + d1, {row0, row}), apply(d0 + d1, {col0, col})},
+          /*nontemporal=*/false, alignment(copy)));
+    }
+  };
+  // Stores the thread's chunks (from loadChunks) to the shared tile.
+  auto storeChunks = [&](const TileCopy &copy, ValueRange values) {
+    for (int64_t i = 0; i < copy.chunks; ++i) {
+      auto [row, col] = chunkAt(copy, i);
+      vector::StoreOp::create(rewriter, loc, values[i], copy.shared,
+                              ValueRange{row, col}, /*nontemporal=*/false,
+                              alignment(copy));
+    }
+  };
+  int64_t chunksA = copyA->chunks;
+
   if (loops.empty()) {
     // After the ids above.
     rewriter.setInsertionPointAfterValue(thread);
@@ -337,15 +375,19 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
     // step's.
     gpu::BarrierOp::create(rewriter, loc);
   }
-  if (failed(copy(readA.getBase(), blockRow, *kA, sharedA, config.blockM,
-                  config.blockK)) ||
-      failed(copy(readB.getBase(), *kB, blockCol, sharedB, config.blockK,
-                  config.blockN)))
-    return failure();
+  SmallVector<Value> chunks;
+  loadChunks(*copyA, blockRow, *kA, chunks);
+  loadChunks(*copyB, *kB, blockCol, chunks);
+  // Marked for prefetchTileCopies, once the k step's mma code is final.
+  for (Value chunk : chunks)
+    chunk.getDefiningOp()->setAttr(kTileCopy, rewriter.getUnitAttr());
+  storeChunks(*copyA, ValueRange(chunks).take_front(chunksA));
+  storeChunks(*copyB, ValueRange(chunks).drop_front(chunksA));
   // The tiles are complete before any warp reads them.
   gpu::BarrierOp::create(rewriter, loc);
 
   // The warps' reads, from the shared tiles.
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   auto fromShared = [&](vector::TransferReadOp read, Value shared, Value row,
                         Value col) {
@@ -355,11 +397,114 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
         /*padding=*/std::nullopt,
         /*inBounds=*/SmallVector<bool>(2, true));
   };
-  fromShared(readA, sharedA, apply(d0 - d1, {readA.getIndices()[0], blockRow}),
-             zero);
-  fromShared(readB, sharedB, zero,
+  fromShared(readA, copyA->shared,
+             apply(d0 - d1, {readA.getIndices()[0], blockRow}), zero);
+  fromShared(readB, copyB->shared, zero,
              apply(d0 - d1, {readB.getIndices()[1], blockCol}));
   return success();
+}
+
+/// Software-pipelines the shared-tile copies of a tensor-core launch's k
+/// loop (stageInSharedMemory's, once the mma code is final: upstream's
+/// vector-to-nvgpu conversion cannot take other loop-carried values). Each
+/// iteration loads the next k step's chunks from global memory right after
+/// storing its own to the shared tiles, before its mma.syncs, and carries
+/// them to the next iteration in registers, so that the loads' latency
+/// hides behind the tensor-core work:
+///
+///   chunks = load(k = lb)
+///   for k (chunks):
+///     barrier; store chunks to the shared tiles; barrier
+///     next = load(min(k + step, ub - step))   // the last step reloads
+///     warps: fragments from the shared tiles, mma.sync
+///     yield next
+///
+/// Leaves the loop as it is when its bounds are not constant or the loads'
+/// indices depend on anything in the loop but pure index arithmetic.
+void prefetchTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch) {
+  SmallVector<vector::LoadOp> loads;
+  launch.walk([&](vector::LoadOp load) {
+    if (load->hasAttr(kTileCopy))
+      loads.push_back(load);
+  });
+  auto unmark = llvm::make_scope_exit([&] {
+    launch.walk([&](vector::LoadOp load) { load->removeAttr(kTileCopy); });
+  });
+  if (loads.empty())
+    return;
+  auto loop = dyn_cast<scf::ForOp>(loads.front()->getParentOp());
+  if (!loop || llvm::any_of(loads, [&](vector::LoadOp load) {
+        return load->getParentOp() != loop.getOperation();
+      }))
+    return;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step)
+    return;
+  // The barrier after the stores: the next step's loads go after it.
+  Operation *lastStore = nullptr;
+  for (vector::LoadOp load : loads)
+    for (Operation *user : load->getUsers())
+      if (!lastStore || lastStore->isBeforeInBlock(user))
+        lastStore = user;
+  Operation *complete = lastStore ? lastStore->getNextNode() : nullptr;
+  if (!complete || !isa<gpu::BarrierOp>(complete))
+    return;
+
+  // Clones `load` with the loop's induction variable replaced as `mapping`
+  // says, and the index arithmetic in the loop it depends on.
+  Block *body = loop.getBody();
+  std::function<LogicalResult(Operation *, IRMapping &)> cloneInto =
+      [&](Operation *op, IRMapping &mapping) -> LogicalResult {
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != body || mapping.contains(operand))
+        continue;
+      if (!isPure(def) || failed(cloneInto(def, mapping)))
+        return failure();
+    }
+    rewriter.clone(*op, mapping);
+    return success();
+  };
+  auto clonedLoads = [&](Value k) -> FailureOr<SmallVector<Value>> {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), k);
+    SmallVector<Value> values;
+    for (vector::LoadOp load : loads) {
+      if (failed(cloneInto(load, mapping)))
+        return failure();
+      values.push_back(mapping.lookup(load.getResult()));
+    }
+    return values;
+  };
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  FailureOr<SmallVector<Value>> first =
+      clonedLoads(arith::ConstantIndexOp::create(rewriter, loc, *lb));
+  rewriter.setInsertionPointAfter(complete);
+  Value nextK = arith::MinUIOp::create(
+      rewriter, loc,
+      arith::AddIOp::create(
+          rewriter, loc, loop.getInductionVar(),
+          arith::ConstantIndexOp::create(rewriter, loc, *step)),
+      arith::ConstantIndexOp::create(rewriter, loc, *ub - *step));
+  FailureOr<SmallVector<Value>> next = clonedLoads(nextK);
+  if (failed(first) || failed(next))
+    return;
+  FailureOr<LoopLikeOpInterface> pipelined = loop.replaceWithAdditionalYields(
+      rewriter, *first, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) { return *next; });
+  if (failed(pipelined))
+    return;
+  // The stores take the carried chunks; the step's own loads go.
+  ValueRange carried = cast<scf::ForOp>(pipelined->getOperation())
+                           .getRegionIterArgs()
+                           .take_back(loads.size());
+  for (auto [load, value] : llvm::zip_equal(loads, carried)) {
+    rewriter.replaceAllUsesWith(load.getResult(), value);
+    rewriter.eraseOp(load);
+  }
 }
 
 /// Lowers a warp's m16n8k16 bf16 contractions, as the schedule and the
@@ -778,6 +923,7 @@ struct AmpGpuTensorCoreContractionsPass
         vector::populateVectorTransferLoweringPatterns(lower,
                                                        /*maxTransferRank=*/1);
         (void)applyPatternsGreedily(launch, std::move(lower));
+        prefetchTileCopies(rewriter, launch);
         continue;
       }
       RewritePatternSet prepare(&getContext());
@@ -801,6 +947,7 @@ struct AmpGpuTensorCoreContractionsPass
       RewritePatternSet cleanup(&getContext());
       scf::ForOp::getCanonicalizationPatterns(cleanup, &getContext());
       (void)applyPatternsGreedily(launch, std::move(cleanup));
+      prefetchTileCopies(rewriter, launch);
     }
   }
 

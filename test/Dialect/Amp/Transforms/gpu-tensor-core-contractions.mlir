@@ -6,32 +6,40 @@
 
 // A small matmul: warp tiles shrink to the 16x8 mma tile for parallelism,
 // and blocks group 2 x 2 warps (64 x 2 threads) over 32 x 16 of the output.
-// Each k step of 32: the block's threads copy the 32 x 32 tile of A (8 f16,
-// 16 bytes, each) and the 32 x 16 tile of B (4 each) to shared memory,
-// rows padded by 8, between barriers; each warp then loads its fragments
-// with ldmatrix (B transposed) and issues two m16n8k16 mma.syncs with f16
-// operands and f32 accumulators. Each lane's accumulator fragment is loaded
-// before the k loop, carried in registers through it and stored once after
-// it.
+// Each k step of 32: the block's threads store the 32 x 32 tile of A (8 f16,
+// 16 bytes, each) and the 32 x 16 tile of B (4 each) to shared memory, rows
+// padded by 8, between barriers, then load the next step's chunks (the
+// first before the loop; the last step reloads its own: min(k + 32, 32)),
+// which the loop carries to the next iteration in registers; each warp
+// loads its fragments with ldmatrix (B transposed) and issues two
+// m16n8k16 mma.syncs with f16 operands and f32 accumulators. Each lane's
+// accumulator fragment is loaded before the k loop, carried in registers
+// through it and stored once after it.
 // CHECK-LABEL: func @f16_matmul
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup(%[[SA:.*]] : memref<32x40xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x24xf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
-// CHECK: scf.for {{.*}} = %c0{{(_[0-9]+)?}} to %c128 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
+// CHECK: %[[A0:.*]] = vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
+// CHECK: %[[B0:.*]] = vector.load %arg1[{{.*}}] {alignment = 8 : i64} : memref<128x32xf16>, vector<4xf16>
+// CHECK: scf.for %[[K:.*]] = %c0{{(_[0-9]+)?}} to %c128 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}, %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]]) -> (vector<2x2xf32>, vector<8xf16>, vector<4xf16>)
 // CHECK-NEXT: gpu.barrier
-// CHECK: %[[A:.*]] = vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
-// CHECK-NEXT: vector.store %[[A]], %[[SA]][{{.*}}] {alignment = 16 : i64}
-// CHECK: %[[B:.*]] = vector.load %arg1[{{.*}}] {alignment = 8 : i64} : memref<128x32xf16>, vector<4xf16>
+// CHECK-NOT: vector.load
+// CHECK: vector.store %[[A]], %[[SA]][{{.*}}] {alignment = 16 : i64}
 // CHECK-NEXT: vector.store %[[B]], %[[SB]][{{.*}}] {alignment = 8 : i64}
 // CHECK-NEXT: gpu.barrier
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c32
+// CHECK: %[[CLAMPED:.*]] = arith.minui %[[NEXT]], %c96
+// CHECK: %[[A1:.*]] = vector.load %arg0[{{.*}}] {alignment = 16 : i64}
+// CHECK: %[[B1:.*]] = vector.load %arg1[{{.*}}] {alignment = 8 : i64}
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 2 : i32, transpose = true}
 // CHECK: %[[D:.*]] = nvgpu.mma.sync({{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK: nvgpu.mma.sync({{.*}}, %[[D]]) {mmaShape = [16, 8, 16]}
+// CHECK: %[[D2:.*]] = nvgpu.mma.sync({{.*}}, %[[D]]) {mmaShape = [16, 8, 16]}
 // CHECK-NOT: %arg2{{[^0-9]}}
-// CHECK: scf.yield
+// CHECK: scf.yield %[[D2]], %[[A1]], %[[B1]]
 // CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
 // CHECK-NOT: gpu.barrier
+// CHECK-NOT: amp.tile_copy
 // CHECK-NOT: linalg.matmul
 // SM75: warning: amp-gpu-tensor-core-contractions: sm_75 has no mma.sync m16n8k16 (sm_80+); this contraction runs as SIMT code with f32 accumulation
 // SM75-LABEL: func @f16_matmul
@@ -87,19 +95,22 @@ func.func @bf16_matmul(%d: memref<32x32xbf16>, %e: memref<32x8xbf16>, %f: memref
 // CHECK-LABEL: func @f16_warp_tile
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup({{.*}} : memref<64x40xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x72xf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-16: vector.load %arg2
-// CHECK: scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>)
+// CHECK: scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>)
 // CHECK-COUNT-16: nvgpu.mma.sync
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-16: vector.store {{.*}}, %arg2
 // CHECK: gpu.terminator
 // TILE-LABEL: func @f16_warp_tile
+// TILE-COUNT-2: vector.load %arg0{{.*}}vector<8xf16>
+// TILE-COUNT-2: vector.load %arg1{{.*}}vector<8xf16>
 // TILE: scf.for
+// TILE-NEXT: gpu.barrier
+// TILE-NOT: vector.load
+// TILE-COUNT-4: vector.store {{.*}}vector<8xf16>
 // TILE-NEXT: gpu.barrier
 // TILE-COUNT-2: vector.load %arg0{{.*}}vector<8xf16>
 // TILE-COUNT-2: vector.load %arg1{{.*}}vector<8xf16>
-// TILE-NEXT: vector.store
-// TILE-NEXT: gpu.barrier
 // TILE-NOT: vector.load
 // TILE-COUNT-4: numTiles = 4 : i32, transpose = false
 // TILE-NOT: numTiles = 4
@@ -121,7 +132,7 @@ func.func @f16_warp_tile(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: m
 // in registers.
 // CHECK-LABEL: func @bf16_warp_tile
 // CHECK-COUNT-16: vector.load %arg2
-// CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
+// CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
 // CHECK-COUNT-16: nvvm.mma.sync
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
@@ -153,10 +164,10 @@ func.func @bf16_warp_tile(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c
 // are folded before either is rewritten).
 // CHECK-LABEL: func @shared_accumulator
 // CHECK: gpu.launch
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<8xf16>, vector<{{[0-9]+}}xf16>, vector<{{[0-9]+}}xf16>)
 // CHECK: nvgpu.mma.sync
 // CHECK: gpu.launch
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>, vector<8xbf16>, vector<{{[0-9]+}}xbf16>, vector<{{[0-9]+}}xbf16>)
 // CHECK: nvvm.mma.sync
 func.func @shared_accumulator(%a: memref<32x64xf16>, %b: memref<64x8xf16>,
                               %d: memref<32x64xbf16>, %e: memref<64x8xbf16>,

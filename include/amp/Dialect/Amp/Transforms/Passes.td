@@ -250,8 +250,13 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     16-byte aligned: the operands' base addresses must be, as every buffer
     the runtime allocates is) into workgroup buffers whose rows are padded
     by 8 elements (bank-conflict-free ldmatrix), between `gpu.barrier`s,
-    and the warps read their fragments from there. A launch that is not
-    the schedule's shape keeps its global reads, with a remark.
+    and the warps read their fragments from there. The k loop is software
+    pipelined: each iteration loads the next step's chunks from global
+    memory into registers right after storing its own, before its
+    mma.syncs, and carries them to the next iteration, so that the loads'
+    latency hides behind the tensor-core work (the last step reloads its
+    own chunks rather than branch). A launch that is not the schedule's
+    shape keeps its global reads, with a remark.
 
     f16: the contraction goes to `nvgpu.mma.sync` with
     `mmaShape = [16, 8, 16]` by upstream's vector-to-nvgpu conversion, run
