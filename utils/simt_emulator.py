@@ -30,9 +30,13 @@ run on small-integer A, B and C (exact in f16, bf16 and f32, so every order
 of summation gives the same f32 result) and C is compared with numpy's.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
 threads, <mma> mma.sync per warp, max |C - numpy| = <value>` per function
-and exits 1 when a value differs, on a race (above, or two threads storing
-different values to one address), an out-of-bounds access, or an op this
-emulator does not know (each named in the message). Lanes run in lockstep,
+and exits 1, with a one-line `simt_emulator:` message, when a value
+differs; on a race (above; in global memory, two threads writing one
+element in a launch, or one reading what another wrote); on an access
+that is out of bounds or not aligned as it says (`alignment`; 16 bytes for
+an ldmatrix row, with 16-byte aligned bases); on an mma.sync told the
+wrong multiplicand type; on an op or form this emulator does not model;
+and on unreadable input. Lanes run in lockstep,
 so control flow must be uniform (it is in these kernels: a loop whose bounds
 differ between threads is an error).
 
@@ -207,6 +211,13 @@ def eval_affine(map_text, operands):
     # floordiv and mod bind like *, as // and % do in Python; both round
     # towards negative infinity, as the affine ones do.
     expr = expr.replace("floordiv", "//").replace("mod", "%")
+    # Only the map's own names, integers and + - * // % ( ): nothing else of
+    # the input file reaches eval.
+    tokens = re.findall(r"[A-Za-z_]\w*|\d+|//|[-+*%()]|\S", expr)
+    if any(t not in names and not t.isdigit() and t not in ("+", "-", "*", "//", "%",
+                                                             "(", ")")
+           for t in tokens):
+        raise EmulationError(f"unsupported affine map {map_text}")
     return eval(expr, {"__builtins__": {}}, dict(zip(names, operands)))
 
 
@@ -223,6 +234,9 @@ class Memory:
     def __init__(self, array, shared=False):
         self.array, self.shared = array, shared
         self.shape = array.shape[1:] if shared else array.shape
+        # Global memory: the thread that wrote each element in the current
+        # launch (-1: none), for races between threads of different blocks.
+        self.launch, self.global_writer = None, None
         if shared:
             n = array.size
             self.write_epoch = np.full(n, -1)
@@ -236,7 +250,35 @@ class Memory:
             full = [block] + list(full)
         return np.ravel_multi_index(tuple(full), self.array.shape)
 
+    def check_alignment(self, op, flat, alignment):
+        """Each access of `alignment` bytes starts at a multiple of it (the
+        base of global and shared memory is: the runtime's allocations and
+        amp-gpu-align-workgroup-memory's 16 bytes)."""
+        if not alignment:
+            return
+        per_base = int(np.prod(self.shape)) if self.shared else self.array.size
+        offset = (flat[:, 0] % per_base) * self.array.itemsize
+        bad = offset % alignment != 0
+        if np.any(bad):
+            raise EmulationError(f"{op.name}: byte offset {int(offset[bad][0])} is not "
+                                 f"a multiple of its alignment {alignment}")
+
+    def global_writers(self, emulator):
+        if self.launch is not emulator.launch_id:
+            self.launch = emulator.launch_id
+            self.global_writer = np.full(self.array.size, -1)
+        return self.global_writer
+
     def load(self, op, emulator, flat):
+        if not self.shared and emulator.launch_id is not None:
+            writer = self.global_writers(emulator)
+            f = flat.reshape(-1)
+            t = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape).reshape(-1)
+            other = (writer[f] != -1) & (writer[f] != t)
+            if np.any(other):
+                raise EmulationError(
+                    f"{op.name}: thread {int(t[other][0])} reads global memory thread "
+                    f"{int(writer[f][other][0])} wrote in the same launch (a race)")
         if self.shared:
             threads = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape)
             f, t = flat.reshape(-1), threads.reshape(-1)
@@ -269,6 +311,15 @@ class Memory:
         if np.any(same & (v[order][1:] != v[order][:-1])):
             raise EmulationError(f"{op.name}: threads store different values to "
                                  "one address (a race)")
+        if not self.shared and emulator.launch_id is not None:
+            writer = self.global_writers(emulator)
+            t = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape).reshape(-1)
+            other = (writer[f] != -1) & (writer[f] != t)
+            if np.any(other) or np.any(same):
+                raise EmulationError(
+                    f"{op.name}: two threads write one element of global memory in "
+                    "the same launch (a race, or work done twice)")
+            writer[f] = t
         if self.shared:
             t = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape).reshape(-1)
             war = (self.read_epoch[f] == emulator.epoch) & (self.reader[f] != t)
@@ -285,9 +336,13 @@ class Memory:
 
 
 class Emulator:
-    def __init__(self):
+    def __init__(self, operand_type):
         self.mma_count = 0
         self.launches = []
+        self.launch_id = None
+        # The multiplicands' element type (the A argument's): what mma.sync
+        # must be told it multiplies.
+        self.operand_type = operand_type
 
     def run_function(self, func, args):
         """Runs `func` on numpy arrays, one per memref argument (written in
@@ -414,10 +469,12 @@ class Emulator:
                                          else 0, dtype=numpy_type(elem)), shared=True)
         self.block_of_thread = b
         self.epoch = 0
+        self.launch_id = object()
         self.ids = {"block": ids[:3], "thread": ids[3:], "lane": tid % 32}
         self.launches.append((blocks, per_block))
         self.run_ops(op.body, inner)
         self.threads = outer_threads
+        self.launch_id = None
 
     def dim_id(kind):
         def handler(self, op, env):
@@ -476,13 +533,23 @@ class Emulator:
         shape, _ = parse_shaped(op.types()[1][0])
         if len(shape) != 1:
             raise EmulationError("vector.load: only 1-D vectors are emulated")
-        return [mem.load(op, self, self.addresses(op, env, mem, op.operands[1:], shape[0]))]
+        flat = self.addresses(op, env, mem, op.operands[1:], shape[0])
+        mem.check_alignment(op, flat, self.alignment(op))
+        return [mem.load(op, self, flat)]
 
     def op_vector_store(self, op, env):
         value = self.get(env, op.operands[0])
         mem = self.memory(env, op.operands[1])
-        mem.store(op, self, self.addresses(op, env, mem, op.operands[2:], value.shape[1]),
-                  value)
+        if value.ndim != 2:
+            raise EmulationError("vector.store: only 1-D vectors are emulated")
+        flat = self.addresses(op, env, mem, op.operands[2:], value.shape[1])
+        mem.check_alignment(op, flat, self.alignment(op))
+        mem.store(op, self, flat, value)
+
+    @staticmethod
+    def alignment(op):
+        text = op.prop("alignment")
+        return int(text.split(":")[0]) if text else 0
 
     def op_memref_store(self, op, env):
         value = self.get(env, op.operands[0])
@@ -505,6 +572,8 @@ class Emulator:
         if not mem.shared or tiles not in (1, 2, 4):
             raise EmulationError("nvgpu.ldmatrix: x1, x2 or x4 from shared memory only")
         flat = self.addresses(op, env, mem, op.operands[1:], 8)
+        # Each row is 16 bytes, at a 16-byte aligned address.
+        mem.check_alignment(op, flat, 16)
         # Lanes past 8 * tiles give no address: read the row of a lane that
         # does (the same warp reads it anyway).
         lane = np.arange(self.threads) % 32
@@ -591,8 +660,17 @@ class Emulator:
         if shape not in ("[16, 8, 16]", "#nvvm.shape<m = 16, n = 8, k = 16>"):
             raise EmulationError(f"{op.name}: shape {shape} is not emulated")
 
+    def check_mma_types(self, op, a_type, b_type):
+        if a_type != self.operand_type or b_type != self.operand_type:
+            raise EmulationError(f"{op.name}: multiplies {a_type} x {b_type}, the "
+                                 f"operands are {self.operand_type}")
+
     def op_nvgpu_mma_sync(self, op, env):
         self.check_mma_shape(op)
+        ins, outs = op.types()
+        self.check_mma_types(op, parse_shaped(ins[0])[1], parse_shaped(ins[1])[1])
+        if parse_shaped(ins[2])[1] != "f32" or parse_shaped(outs[0])[1] != "f32":
+            raise EmulationError("nvgpu.mma.sync: only f32 accumulators are emulated")
         a, b, c = (self.get(env, o) for o in op.operands)
         if a.shape[1:] != (4, 2) or b.shape[1:] != (2, 2) or c.shape[1:] != (2, 2):
             raise EmulationError("nvgpu.mma.sync: fragments other than f16 "
@@ -604,8 +682,15 @@ class Emulator:
         if (op.prop("layoutA") != "#nvvm.mma_layout<row>" or
                 op.prop("layoutB") != "#nvvm.mma_layout<col>"):
             raise EmulationError("nvvm.mma.sync: only row x col layouts are emulated")
+        kind = re.compile(r"#nvvm.mma_type<(\w+)>")
+        types = [kind.fullmatch(op.prop(key) or "") for key in
+                 ("multiplicandAPtxType", "multiplicandBPtxType")]
+        if not all(types):
+            raise EmulationError("nvvm.mma.sync: multiplicand types missing")
+        self.check_mma_types(op, types[0].group(1), types[1].group(1))
         regs = [self.get(env, o) for o in op.operands]
-        if len(regs) != 10:
+        if len(regs) != 10 or any(r.shape != (self.threads, 2) for r in regs[:6]) or \
+                any(r.shape != (self.threads,) for r in regs[6:]):
             raise EmulationError("nvvm.mma.sync: only 4 + 2 + 4 registers "
                                  "(16-bit multiplicands, f32 accumulators)")
         a = np.stack(regs[:4], axis=1)
@@ -627,12 +712,12 @@ def main():
     ap.add_argument("--func", action="append", help="function(s) to run (default: all)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    with open(args.input) as f:
-        lines = resolve_aliases(f.read().splitlines())
     try:
+        with open(args.input, encoding="utf-8") as f:
+            lines = resolve_aliases(f.read().splitlines())
         ops, _ = parse(lines)
-    except EmulationError as e:
-        print(f"simt_emulator: {e}", file=sys.stderr)
+    except (OSError, UnicodeDecodeError, EmulationError) as e:
+        print(f"simt_emulator: {args.input}: {e}", file=sys.stderr)
         return 1
     funcs = []
     for module in ops:
@@ -651,9 +736,10 @@ def main():
             types = [t for _, t in func.block_args]
             if len(types) != 3:
                 raise EmulationError("expected the arguments A, B, C of a matmul")
-            (m, k), ea = parse_shaped(types[0])
-            (k2, n), eb = parse_shaped(types[1])
-            (m2, n2), ec = parse_shaped(types[2])
+            shapes = [parse_shaped(t) for t in types]
+            if any(len(shape) != 2 or 0 in shape for shape, _ in shapes):
+                raise EmulationError(f"arguments {types} are not non-empty matrices")
+            ((m, k), ea), ((k2, n), eb), ((m2, n2), ec) = shapes
             if (m, k, n) != (m2, k2, n2):
                 raise EmulationError(f"shapes {types} are not a matmul's")
             # |products| <= 9, |sums| <= 9 * k + 8: exact in f32 for the
@@ -662,7 +748,7 @@ def main():
             b = small_integers(rng, (k, n), eb, -3, 4)
             c = small_integers(rng, (m, n), ec, -8, 9)
             expected = a.astype(np.float64) @ b.astype(np.float64) + c
-            emulator = Emulator()
+            emulator = Emulator(ea)
             emulator.run_function(func, [a, b, c])
             diff = float(np.max(np.abs(c - expected)))
             blocks = sum(b for b, _ in emulator.launches)
@@ -673,6 +759,12 @@ def main():
             failed |= diff != 0
         except EmulationError as e:
             print(f"simt_emulator: {name}: {e}", file=sys.stderr)
+            failed = True
+        except (ValueError, IndexError, TypeError, KeyError) as e:
+            # Input outside what the emulator models (e.g. operands of
+            # unexpected shapes): an error, never a result.
+            print(f"simt_emulator: {name}: unsupported input ({type(e).__name__}: {e})",
+                  file=sys.stderr)
             failed = True
     return 1 if failed else 0
 

@@ -150,7 +150,10 @@ func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1
     bad = run(emulator, str(wrong))
     assert bad.returncode == 1
     assert "max |C - numpy| = 0\n" not in bad.stdout + bad.stderr
-    assert "out of bounds" in bad.stderr or "max |C - numpy|" in bad.stdout
+    # Caught as wrong values, an access out of bounds, or two threads
+    # writing one element of C.
+    assert ("out of bounds" in bad.stderr or "max |C - numpy|" in bad.stdout
+            or "two threads write one element of global memory" in bad.stderr)
 
     # Without the barrier that starts each k step, a warp may overwrite the
     # shared tiles while another still reads the last step's.
@@ -165,6 +168,28 @@ func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1
     assert r.returncode == 1
     assert r.stderr.count("overwrites shared memory another thread read with no "
                           "barrier in between (a race)") == 2
+
+    # Shared rows padded by 4 instead of 8: ldmatrix rows and 16-byte
+    # stores no longer aligned (a fault on a GPU).
+    assert "memref<64x40xf16, #gpu.address_space<workgroup>>" in text
+    misaligned = tmp_path / "misaligned.mlir"
+    misaligned.write_text(text.replace("memref<64x40xf16, #gpu.address_space<workgroup>>",
+                                       "memref<64x36xf16, #gpu.address_space<workgroup>>"))
+    r = run(emulator, str(misaligned), "--func", "f16")
+    assert r.returncode == 1
+    assert "is not a multiple of its alignment 16" in r.stderr
+
+    # Bad input: one-line errors, no traceback.
+    for path, message in [(tmp_path / "missing.mlir", "No such file"),
+                          (source, "expected the arguments A, B, C of a matmul")]:
+        if path == source:
+            path = tmp_path / "two_args.mlir"
+            subprocess.run([amp_opt, "--mlir-print-op-generic", "-o", str(path), "-"],
+                           input="func.func @g(%a: memref<4xf32>, %b: memref<4xf32>) {\n"
+                                 "  return\n}\n", text=True, check=True)
+        r = run(emulator, str(path))
+        assert r.returncode == 1 and "Traceback" not in r.stderr
+        assert r.stderr.startswith("simt_emulator: ") and message in r.stderr, r.stderr
 
     unknown = tmp_path / "unknown.mlir"
     unknown.write_text(text.replace('"nvgpu.mma.sync"', '"nvgpu.mma.sp.sync"'))

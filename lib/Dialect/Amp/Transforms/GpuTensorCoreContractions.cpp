@@ -797,6 +797,17 @@ struct AmpGpuTensorCoreContractionsPass
           a.getElementType() != b.getElementType() ||
           !c.getElementType().isF32())
         return;
+      // Host code only: a matmul already inside device code or a parallel
+      // loop (whose body becomes device code) cannot get a launch of its
+      // own.
+      if (mm->getParentOfType<gpu::LaunchOp>() ||
+          mm->getParentOfType<gpu::GPUFuncOp>() ||
+          mm->getParentOfType<scf::ParallelOp>() ||
+          mm->getParentOfType<scf::ForallOp>()) {
+        mm.emitRemark("amp-gpu-tensor-core-contractions: inside device code "
+                      "or a parallel loop; SIMT fallback");
+        return;
+      }
       // Plain row-major A[m, k] * B[k, n] only (no transposed or
       // broadcast operands).
       if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2 ||
@@ -822,6 +833,11 @@ struct AmpGpuTensorCoreContractionsPass
         return;
       }
       int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+      if (m == 0 || n == 0 || k == 0) {
+        mm.emitRemark("amp-gpu-tensor-core-contractions: ")
+            << m << "x" << n << "x" << k << " is empty; SIMT fallback";
+        return;
+      }
       if (m % 16 || n % 8 || k % 16) {
         mm.emitRemark("amp-gpu-tensor-core-contractions: ")
             << m << "x" << n << "x" << k

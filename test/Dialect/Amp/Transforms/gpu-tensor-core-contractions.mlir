@@ -217,6 +217,43 @@ func.func @fallbacks(%a: memref<10x16xf16>, %b: memref<16x8xf16>, %c: memref<10x
 
 // -----
 
+// Matmuls already in device code, or in a parallel loop whose body becomes
+// device code, cannot get launches of their own; an empty matmul has no
+// tiles. All stay for the SIMT path (a nested launch would not lower).
+// CHECK-LABEL: func @not_host_code
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.matmul
+// CHECK: scf.parallel
+// CHECK: linalg.matmul
+// CHECK: scf.forall
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+func.func @not_host_code(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf32>,
+                         %e: memref<16x0xf16>, %f: memref<0x8xf16>, %g: memref<16x8xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1) threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    // expected-remark @below {{amp-gpu-tensor-core-contractions: inside device code or a parallel loop; SIMT fallback}}
+    linalg.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf32>)
+    gpu.terminator
+  }
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    // expected-remark @below {{amp-gpu-tensor-core-contractions: inside device code or a parallel loop; SIMT fallback}}
+    linalg.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf32>)
+  }
+  scf.forall (%i) in (2) {
+    // expected-remark @below {{amp-gpu-tensor-core-contractions: inside device code or a parallel loop; SIMT fallback}}
+    linalg.matmul ins(%a, %b : memref<64x32xf16>, memref<32x64xf16>) outs(%c : memref<64x64xf32>)
+  }
+  // expected-remark @below {{amp-gpu-tensor-core-contractions: 16x8x0 is empty; SIMT fallback}}
+  linalg.matmul ins(%e, %f : memref<16x0xf16>, memref<0x8xf16>) outs(%g : memref<16x8xf32>)
+  return
+}
+
+// -----
+
 // A transposed A (k x m in memory): not the plain row-major form.
 // CHECK-LABEL: func @transposed
 // CHECK-NOT: gpu.launch

@@ -286,7 +286,10 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     says so.
 
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
-    with a remark saying why (shape, dynamic sizes, layout). On a chip
+    with a remark saying why (shape, dynamic sizes, layout, an empty
+    dimension, or a place that is already device code or the body of a
+    parallel loop: `gpu.launch`, `gpu.func`, `scf.parallel`,
+    `scf.forall`). On a chip
     below sm_80, which has no m16n8k16 mma.sync, every such matmul stays
     and gets a warning. Error: a `chip` that is not `sm_<NN>[a|f]`
     (default sm_90; `amp-cuda-pipeline` accepts a narrower list, the chips
