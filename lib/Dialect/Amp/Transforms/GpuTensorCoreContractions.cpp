@@ -574,8 +574,8 @@ public:
       return failure();
 
     // Copies: the map of fragments may grow (and move) in between.
-    SmallVector<Value> a(fragmentsA(readA));
-    SmallVector<Value> b(fragmentsB(readB));
+    SmallVector<Value> a(fragmentsOf(readA, /*isA=*/true));
+    SmallVector<Value> b(fragmentsOf(readB, /*isA=*/false));
     Location loc = contract.getLoc();
     OpBuilder::InsertionGuard guard(rewriter);
     Type f32 = accType.getElementType();
@@ -696,21 +696,28 @@ private:
     return regs;
   }
 
-  /// A: four registers, pairs along k (contiguous in row-major A); from
-  /// shared memory by one ldmatrix x4.
-  ArrayRef<Value> fragmentsA(vector::TransferReadOp read) {
+  /// The fragment registers of an A (`isA`) or B tile read, loaded once,
+  /// where the read was: from shared memory by one ldmatrix (A: x4; B: x2
+  /// transposed), from global memory by per-lane loads.
+  ArrayRef<Value> fragmentsOf(vector::TransferReadOp read, bool isA) {
     SmallVector<Value> &regs = fragments[read];
     if (!regs.empty())
       return regs;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(read);
-    if (isShared(read)) {
-      regs = loadMatrix(read, /*tiles=*/4, /*transpose=*/false);
-      return regs;
-    }
+    if (isShared(read))
+      regs = loadMatrix(read, /*tiles=*/isA ? 4 : 2, /*transpose=*/!isA);
+    else
+      regs = isA ? loadFragmentsA(read) : loadFragmentsB(read);
+    return regs;
+  }
+
+  /// A: four registers, pairs along k (contiguous in row-major A).
+  SmallVector<Value> loadFragmentsA(vector::TransferReadOp read) {
     Location loc = read.getLoc();
     Type bf16 = read.getVectorType().getElementType();
     Value row0 = read.getIndices()[0], col0 = read.getIndices()[1];
+    SmallVector<Value> regs;
     for (auto [dRow, dCol] : {std::pair{0, 0}, {8, 0}, {0, 8}, {8, 8}}) {
       Value row = at(loc, row0, g(), dRow);
       Value col = at(loc, col0, twoT(), dCol);
@@ -722,21 +729,13 @@ private:
   }
 
   /// B: two registers, pairs along k, a column of row-major B: two scalar
-  /// loads each; from shared memory by one transposed ldmatrix x2.
-  ArrayRef<Value> fragmentsB(vector::TransferReadOp read) {
-    SmallVector<Value> &regs = fragments[read];
-    if (!regs.empty())
-      return regs;
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(read);
-    if (isShared(read)) {
-      regs = loadMatrix(read, /*tiles=*/2, /*transpose=*/true);
-      return regs;
-    }
+  /// loads each.
+  SmallVector<Value> loadFragmentsB(vector::TransferReadOp read) {
     Location loc = read.getLoc();
     Type bf16 = read.getVectorType().getElementType();
     Value row0 = read.getIndices()[0];
     Value col = at(loc, read.getIndices()[1], g(), 0);
+    SmallVector<Value> regs;
     for (int64_t dRow : {0, 8}) {
       SmallVector<Value> pair;
       for (int64_t second : {0, 1})
