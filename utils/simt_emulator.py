@@ -25,11 +25,14 @@ The layout is written here from the ISA, apart from the pass.
 
 Input: a function in generic MLIR form (`amp-opt --mlir-print-op-generic`)
 whose arguments are A (m x k), B (k x n) and C (m x n) memrefs of a matmul
-`C += A * B`, after `--amp-gpu-tensor-core-contractions`. The function is
-run on small-integer A, B and C (exact in f16, bf16 and f32, so every order
-of summation gives the same f32 result) and C is compared with numpy's.
+`C += A * B`, after `--amp-gpu-tensor-core-contractions`; or IN (r x c) and
+OUT (c x r) of a transpose, after `--amp-gpu-tiled-transpose`. The function
+is run on small integers (exact in f16, bf16 and f32, so every order of
+summation gives the same f32 result) and C (OUT) is compared with numpy's;
+an element of OUT never written counts as a difference.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
-threads, <mma> mma.sync per warp, max |C - numpy| = <value>` per function
+threads, <mma> mma.sync per warp, max |C - numpy| = <value>` (or OUT) per
+function
 and exits 1, with a one-line `simt_emulator:` message, when a value
 differs; on a race (above; in global memory, two threads writing one
 element in a launch, or one reading what another wrote); on an access
@@ -734,28 +737,44 @@ def main():
     for name, func in funcs:
         try:
             types = [t for _, t in func.block_args]
-            if len(types) != 3:
-                raise EmulationError("expected the arguments A, B, C of a matmul")
+            if len(types) not in (2, 3):
+                raise EmulationError("expected the arguments A, B, C of a matmul "
+                                     "or IN, OUT of a transpose")
             shapes = [parse_shaped(t) for t in types]
             if any(len(shape) != 2 or 0 in shape for shape, _ in shapes):
                 raise EmulationError(f"arguments {types} are not non-empty matrices")
-            ((m, k), ea), ((k2, n), eb), ((m2, n2), ec) = shapes
-            if (m, k, n) != (m2, k2, n2):
-                raise EmulationError(f"shapes {types} are not a matmul's")
-            # |products| <= 9, |sums| <= 9 * k + 8: exact in f32 for the
-            # sizes a test uses, and A, B exact in f16 and bf16.
-            a = small_integers(rng, (m, k), ea, -3, 4)
-            b = small_integers(rng, (k, n), eb, -3, 4)
-            c = small_integers(rng, (m, n), ec, -8, 9)
-            expected = a.astype(np.float64) @ b.astype(np.float64) + c
-            emulator = Emulator(ea)
-            emulator.run_function(func, [a, b, c])
-            diff = float(np.max(np.abs(c - expected)))
+            if len(types) == 2:
+                ((r, c_), ei), ((c2, r2), eo) = shapes
+                if (r, c_) != (r2, c2) or ei != eo:
+                    raise EmulationError(f"shapes {types} are not a transpose's")
+                x = small_integers(rng, (r, c_), ei, -100, 101)
+                out = np.full((c_, r), np.nan if eo in FLOAT_TYPES else -1,
+                              dtype=numpy_type(eo))
+                emulator = Emulator(ei)
+                emulator.run_function(func, [x, out])
+                c, expected = out, x.T
+            else:
+                ((m, k), ea), ((k2, n), eb), ((m2, n2), ec) = shapes
+                if (m, k, n) != (m2, k2, n2):
+                    raise EmulationError(f"shapes {types} are not a matmul's")
+                # |products| <= 9, |sums| <= 9 * k + 8: exact in f32 for the
+                # sizes a test uses, and A, B exact in f16 and bf16.
+                a = small_integers(rng, (m, k), ea, -3, 4)
+                b = small_integers(rng, (k, n), eb, -3, 4)
+                c = small_integers(rng, (m, n), ec, -8, 9)
+                expected = a.astype(np.float64) @ b.astype(np.float64) + c
+                emulator = Emulator(ea)
+                emulator.run_function(func, [a, b, c])
+            # NaN (an element never written) counts as a difference.
+            diff = float(np.max(np.nan_to_num(np.abs(c.astype(np.float64) - expected),
+                                              nan=np.inf)))
             blocks = sum(b for b, _ in emulator.launches)
             per_block = sorted({t for _, t in emulator.launches})
+            result = "C" if len(types) == 3 else "OUT"
             print(f"{name}: {len(emulator.launches)} launch(es), {blocks} blocks "
                   f"of {','.join(map(str, per_block))} threads, "
-                  f"{emulator.mma_count} mma.sync per warp, max |C - numpy| = {diff:g}")
+                  f"{emulator.mma_count} mma.sync per warp, "
+                  f"max |{result} - numpy| = {diff:g}")
             failed |= diff != 0
         except EmulationError as e:
             print(f"simt_emulator: {name}: {e}", file=sys.stderr)

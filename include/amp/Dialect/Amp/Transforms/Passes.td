@@ -385,6 +385,34 @@ def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def AmpGpuTiledTranspose : Pass<"amp-gpu-tiled-transpose", "func::FuncOp"> {
+  let summary = "2-D linalg.transpose on buffers to a GPU kernel through shared-memory tiles (coalesced reads and writes)";
+  let description = [{
+    The backward pass of a matmul transposes its operands (`linalg.transpose`
+    before `linalg.matmul`; a 4096 x 4096 weight every step of an MLP). As
+    parallel loops, a transpose writes its output along threadIdx.x
+    (coalesced) and reads its input down a column: each thread's 2 or 4
+    bytes cost a 32-byte memory sector.
+
+    Every 2-D `linalg.transpose` (permutation [1, 0]) on static,
+    identity-layout buffers outside GPU code and parallel loops whose sizes
+    are multiples of 32 becomes a `gpu.launch`: one block of 32 x 8 threads
+    per 32 x 32 tile of the input. The block reads the tile row by row
+    (consecutive threads, consecutive elements) into a shared 32 x 33 tile
+    (one element of padding per row: the column reads that follow hit 32
+    different banks for 4-byte elements), waits at a barrier, and writes the
+    output tile row by row from the shared tile's columns. Each thread moves
+    4 elements each way.
+
+    Others stay (the parallel-loop path takes them), with a remark saying
+    why: sizes that are not multiples of 32, dynamic sizes or a strided
+    layout, input and output on one buffer, more than 65535 tile rows (the
+    grid's y limit), or an op already in device code or a parallel loop.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> {
   let summary = "Tile and map scf.parallel loops to GPU blocks and threads, innermost dimension on threadIdx.x";
   let description = [{

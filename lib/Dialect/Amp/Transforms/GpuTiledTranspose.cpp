@@ -1,0 +1,150 @@
+//===- GpuTiledTranspose.cpp - transposes through shared memory -----------===//
+//
+// The `amp-gpu-tiled-transpose` pass: 2-D `linalg.transpose` ops on buffers
+// become GPU kernels that stage 32 x 32 tiles in shared memory, so that both
+// the reads and the writes are coalesced (Passes.td has the why).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPGPUTILEDTRANSPOSE
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// The tile edge, and the rows of threads of a block (each thread moves
+/// kTile / kRows elements each way).
+constexpr int64_t kTile = 32;
+constexpr int64_t kRows = 8;
+
+/// Why the 2-D transpose on buffers `op` stays for the parallel-loop path,
+/// or nothing.
+std::optional<std::string> whyNotTiled(linalg::TransposeOp op) {
+  auto in = cast<MemRefType>(op.getInput().getType());
+  auto out = cast<MemRefType>(op.getInit().getType());
+  if (op->getParentOfType<gpu::LaunchOp>() ||
+      op->getParentOfType<scf::ParallelOp>() ||
+      op->getParentOfType<scf::ForallOp>())
+    return "inside device code or a parallel loop";
+  if (!in.hasStaticShape() || !out.hasStaticShape() ||
+      !in.getLayout().isIdentity() || !out.getLayout().isIdentity())
+    return "dynamic shape or strided layout";
+  if (in.getDimSize(0) % kTile || in.getDimSize(1) % kTile)
+    return std::to_string(in.getDimSize(0)) + "x" +
+           std::to_string(in.getDimSize(1)) + " is not a multiple of 32x32";
+  if (in.getDimSize(0) / kTile > 65535)
+    return "more than 65535 tile rows";
+  if (memref::skipViewLikeOps(
+          cast<TypedValue<MemRefType>>(op.getInput())) ==
+      memref::skipViewLikeOps(cast<TypedValue<MemRefType>>(op.getInit())))
+    return "input and output on one buffer";
+  return std::nullopt;
+}
+
+struct AmpGpuTiledTransposePass
+    : public amp::impl::AmpGpuTiledTransposeBase<AmpGpuTiledTransposePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::TransposeOp> ops;
+    getOperation().walk([&](linalg::TransposeOp op) {
+      if (!op.hasPureBufferSemantics() ||
+          op.getPermutation() != ArrayRef<int64_t>{1, 0})
+        return;
+      auto in = dyn_cast<MemRefType>(op.getInput().getType());
+      if (!in || in.getRank() != 2)
+        return;
+      if (std::optional<std::string> why = whyNotTiled(op)) {
+        op.emitRemark("amp-gpu-tiled-transpose: ")
+            << *why << "; parallel-loop transpose";
+        return;
+      }
+      ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::TransposeOp op : ops) {
+      rewriter.setInsertionPoint(op);
+      buildKernel(rewriter, op);
+      rewriter.eraseOp(op);
+    }
+  }
+
+  /// out[c, r] = in[r, c] for the rows x cols input:
+  ///
+  ///   gpu.launch blocks(cols / 32, rows / 32) threads(32, 8)
+  ///       workgroup(%tile : memref<32x33xT, workgroup>)
+  ///     for j in 0..3:  %tile[ty + 8j, tx] = in[32 by + ty + 8j, 32 bx + tx]
+  ///     gpu.barrier
+  ///     for j in 0..3:  out[32 bx + ty + 8j, 32 by + tx] = %tile[tx, ty + 8j]
+  void buildKernel(RewriterBase &rewriter, linalg::TransposeOp op) {
+    Location loc = op.getLoc();
+    auto in = cast<MemRefType>(op.getInput().getType());
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    auto tileType = MemRefType::get(
+        {kTile, kTile + 1}, in.getElementType(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                   gpu::GPUDialect::getWorkgroupAddressSpace()));
+    auto launch = gpu::LaunchOp::create(
+        rewriter, loc, index(in.getDimSize(1) / kTile),
+        index(in.getDimSize(0) / kTile), index(1), index(kTile), index(kRows),
+        index(1), /*dynamicSharedMemorySize=*/nullptr,
+        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+        TypeRange{tileType});
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+    gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+
+    Value tile = launch.getWorkgroupAttributions().front();
+    gpu::KernelDim3 block = launch.getBlockIds(), thread = launch.getThreadIds();
+    AffineExpr d0 = rewriter.getAffineDimExpr(0);
+    AffineExpr d1 = rewriter.getAffineDimExpr(1);
+    auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) -> Value {
+      return affine::makeComposedAffineApply(rewriter, loc, e, operands);
+    };
+    // Row ty + 8j of the tile, and the tile's first input row and column.
+    auto tileRow = [&](int64_t j) {
+      return apply(d0 + j * kRows, {thread.y});
+    };
+    auto plus = [&](Value tileOrigin, Value offset) {
+      return apply(d0 * kTile + d1, {tileOrigin, offset});
+    };
+    for (int64_t j = 0; j < kTile / kRows; ++j) {
+      Value row = tileRow(j);
+      Value v = memref::LoadOp::create(
+          rewriter, loc, op.getInput(),
+          ValueRange{plus(block.y, row), plus(block.x, thread.x)});
+      memref::StoreOp::create(rewriter, loc, v, tile,
+                              ValueRange{row, thread.x});
+    }
+    // The tile is complete before any thread reads another's elements.
+    gpu::BarrierOp::create(rewriter, loc);
+    for (int64_t j = 0; j < kTile / kRows; ++j) {
+      Value row = tileRow(j);
+      Value v = memref::LoadOp::create(rewriter, loc, tile,
+                                       ValueRange{thread.x, row});
+      memref::StoreOp::create(
+          rewriter, loc, v, op.getInit(),
+          ValueRange{plus(block.x, row), plus(block.y, thread.x)});
+    }
+  }
+};
+
+} // namespace
