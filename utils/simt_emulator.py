@@ -23,13 +23,21 @@ g = laneid / 4, t = laneid % 4,
     (row g+8, columns 2t, 2t+1).
 The layout is written here from the ISA, apart from the pass.
 
+Divergence: a loop whose bounds differ between threads runs each iteration
+with the threads still in it active, and `scf.if` runs each branch with its
+threads active; memory ops act for active threads only, and a barrier or
+`gpu.all_reduce` that not every thread of a block reaches is an error.
+
 Input: a function in generic MLIR form (`amp-opt --mlir-print-op-generic`)
 whose arguments are A (m x k), B (k x n) and C (m x n) memrefs of a matmul
 `C += A * B`, after `--amp-gpu-tensor-core-contractions`; or IN (r x c) and
 OUT (c x r) of a transpose, after `--amp-gpu-tiled-transpose`. The function
 is run on small integers (exact in f16, bf16 and f32, so every order of
 summation gives the same f32 result) and C (OUT) is compared with numpy's;
-an element of OUT never written counts as a difference.
+an element of OUT never written counts as a difference. Or IN (any shape)
+and a 0-d OUT of a full reduction, after `amp-gpu-scalar-kernels`, with
+`--reduction sum|prod|max|min|or|and`: OUT must be its first value combined
+with every element of IN.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
 threads, <mma> mma.sync per warp, max |C - numpy| = <value>` (or OUT) per
 function
@@ -46,6 +54,7 @@ differ between threads is an error).
 Usage: simt_emulator.py IN.mlir [--func NAME ...] [--seed N]
 """
 import argparse
+import itertools
 import re
 import sys
 
@@ -72,7 +81,8 @@ class Op:
         self.name, self.results, self.operands = name, results, operands
         self.rest = rest          # properties, attributes and types, as text
         self.block_args = []      # (name, type) of the region's block
-        self.body = None          # the region's ops, or None
+        self.body = None          # the (first) region's ops, or None
+        self.regions = []         # every region's ops
 
     def prop(self, key):
         m = re.search(re.escape(key) + r" = ", self.rest)
@@ -135,7 +145,7 @@ def parse(lines, i=0):
     ops = []
     while i < len(lines):
         line = lines[i]
-        if line.strip().startswith("})"):
+        if line.strip().startswith("})") or line.strip().startswith("}, {"):
             return ops, i
         if not line.strip() or BLOCK_RE.match(line):
             i += 1
@@ -156,7 +166,12 @@ def parse(lines, i=0):
                                  split_types(block.group("args"))]
                 op.block_args = [(n.strip(), t.strip()) for n, t in op.block_args]
             op.body, end = parse(lines, i + 1)
-            # The types follow the region's closing line.
+            op.regions = [op.body]
+            # Further regions (scf.if's else) follow "}, {".
+            while lines[end].strip().startswith("}, {"):
+                region, end = parse(lines, end + 1)
+                op.regions.append(region)
+            # The types follow the last region's closing line.
             op.rest += " " + lines[end].strip()[2:]
             i = end
         ops.append(op)
@@ -272,19 +287,24 @@ class Memory:
             self.global_writer = np.full(self.array.size, -1)
         return self.global_writer
 
+    @staticmethod
+    def active_part(emulator, flat):
+        """The addresses of the active threads (flat), and each one's thread."""
+        rows = emulator.active
+        threads = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape)
+        return flat[rows].reshape(-1), threads[rows].reshape(-1)
+
     def load(self, op, emulator, flat):
+        """The elements at `flat` (threads x width); inactive threads get 0."""
+        f, t = self.active_part(emulator, flat)
         if not self.shared and emulator.launch_id is not None:
             writer = self.global_writers(emulator)
-            f = flat.reshape(-1)
-            t = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape).reshape(-1)
             other = (writer[f] != -1) & (writer[f] != t)
             if np.any(other):
                 raise EmulationError(
                     f"{op.name}: thread {int(t[other][0])} reads global memory thread "
                     f"{int(writer[f][other][0])} wrote in the same launch (a race)")
-        if self.shared:
-            threads = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape)
-            f, t = flat.reshape(-1), threads.reshape(-1)
+        if self.shared and len(f):
             raw = (self.write_epoch[f] == emulator.epoch) & (self.writer[f] != t)
             if np.any(raw):
                 raise EmulationError(
@@ -305,10 +325,14 @@ class Memory:
             several = (lo != hi) | prior_other
             self.reader[addr] = np.where(several, -2, mine)
             self.read_epoch[addr] = emulator.epoch
-        return self.array.reshape(-1)[flat]
+        out = np.zeros(flat.shape, dtype=self.array.dtype)
+        out[emulator.active] = self.array.reshape(-1)[flat[emulator.active]]
+        return out
 
     def store(self, op, emulator, flat, value):
-        f, v = flat.reshape(-1), np.asarray(value).reshape(-1)
+        """Stores the active threads' rows of `value` at `flat`."""
+        f, t = self.active_part(emulator, flat)
+        v = np.asarray(value)[emulator.active].reshape(-1)
         order = np.argsort(f, kind="stable")
         same = f[order][1:] == f[order][:-1]
         if np.any(same & (v[order][1:] != v[order][:-1])):
@@ -316,7 +340,6 @@ class Memory:
                                  "one address (a race)")
         if not self.shared and emulator.launch_id is not None:
             writer = self.global_writers(emulator)
-            t = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape).reshape(-1)
             other = (writer[f] != -1) & (writer[f] != t)
             if np.any(other) or np.any(same):
                 raise EmulationError(
@@ -324,7 +347,6 @@ class Memory:
                     "the same launch (a race, or work done twice)")
             writer[f] = t
         if self.shared:
-            t = np.broadcast_to(np.arange(emulator.threads)[:, None], flat.shape).reshape(-1)
             war = (self.read_epoch[f] == emulator.epoch) & (self.reader[f] != t)
             waw = (self.write_epoch[f] == emulator.epoch) & (self.writer[f] != t)
             if np.any(war | waw):
@@ -354,6 +376,7 @@ class Emulator:
             raise EmulationError("only memref arguments are emulated")
         env = {name: Memory(value) for (name, _), value in zip(func.block_args, args)}
         self.threads = 1
+        self.active = np.ones(1, bool)
         self.run_ops(func.body, env)
 
     def get(self, env, name):
@@ -392,6 +415,8 @@ class Emulator:
     # Constants and index arithmetic.
     def op_arith_constant(self, op, env):
         value = op.prop("value")
+        if value in ("true", "false"):  # i1 constants carry no type
+            value += " : i1"
         m = re.match(r"(?:dense<(?P<splat>[^>]*)>|(?P<scalar>[^:]+))\s*:\s*(?P<type>.*)$",
                      value)
         if not m:
@@ -400,6 +425,14 @@ class Emulator:
         t = m.group("type").strip()
         if text in ("true", "false"):
             text = "1" if text == "true" else "0"
+        elem = parse_shaped(t)[1] if t.startswith("vector") else t
+        if text.startswith("0x") and elem in FLOAT_TYPES:
+            # A float's bit pattern (infinities, NaNs).
+            bits = int(text, 16)
+            text = repr(float({"f16": lambda: np.uint16(bits).view(np.float16),
+                               "bf16": lambda: np.uint32(bits << 16).view(np.float32),
+                               "f32": lambda: np.uint32(bits).view(np.float32),
+                               "f64": lambda: np.uint64(bits).view(np.float64)}[elem]()))
         if t.startswith("vector"):
             shape, elem = parse_shaped(t)
             return [np.full((1,) + shape, float(text) if elem in FLOAT_TYPES
@@ -436,6 +469,71 @@ class Emulator:
     op_arith_maxui = binary(np.maximum)
     op_arith_addf = binary(lambda a, b: a + b)
     op_arith_mulf = binary(lambda a, b: a * b)
+    op_arith_subf = binary(lambda a, b: a - b)
+    op_arith_divf = binary(lambda a, b: a / b)
+    op_arith_maximumf = binary(np.maximum)
+    op_arith_minimumf = binary(np.minimum)
+    op_arith_maxnumf = binary(np.fmax)
+    op_arith_minnumf = binary(np.fmin)
+    op_arith_maxsi = binary(np.maximum)
+    op_arith_minsi = binary(np.minimum)
+    op_arith_andi = binary(lambda a, b: a & b)
+    op_arith_ori = binary(lambda a, b: a | b)
+    op_arith_xori = binary(lambda a, b: a ^ b)
+
+    def op_arith_negf(self, op, env):
+        return [-self.get(env, op.operands[0])]
+
+    def op_arith_select(self, op, env):
+        c, a, b = (self.get(env, o) for o in op.operands)
+        return [self.merge(c.astype(bool), a, b)]
+
+    CMPI = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater,
+            5: np.greater_equal, 6: np.less, 7: np.less_equal, 8: np.greater,
+            9: np.greater_equal}
+
+    def op_arith_cmpi(self, op, env):
+        a, b = (self.get(env, o) for o in op.operands)
+        pred = int(op.prop("predicate").split(":")[0])
+        if pred >= 6 and (np.any(a < 0) or np.any(b < 0)):
+            raise EmulationError("arith.cmpi: unsigned comparison of negative values")
+        return [self.CMPI[pred](a, b).astype(np.int64)]
+
+    def op_arith_cmpf(self, op, env):
+        a, b = (self.get(env, o) for o in op.operands)
+        pred = int(op.prop("predicate").split(":")[0])
+        unordered = np.isnan(a) | np.isnan(b)
+        base = {1: np.equal, 2: np.greater, 3: np.greater_equal, 4: np.less,
+                5: np.less_equal, 6: np.not_equal}
+        if pred in (0, 15):
+            r = np.full(a.shape, pred == 15)
+        elif pred == 7:
+            r = ~unordered
+        elif pred == 14:
+            r = unordered
+        elif pred <= 6:
+            r = base[pred](a, b) & ~unordered
+        else:
+            r = base[pred - 7](a, b) | unordered
+        return [r.astype(np.int64)]
+
+    def cast_to(self, op, env):
+        """extui, extsi, trunci, index_cast, extf, truncf, sitofp, uitofp:
+        the operand converted to the result type (bf16 rounded to nearest
+        even, held in float32)."""
+        v = self.get(env, op.operands[0])
+        t = op.types()[1][0]
+        elem = parse_shaped(t)[1] if t.startswith("vector") else t
+        if elem == "i1":
+            return [v.astype(np.int64) & 1]
+        if elem == "bf16":
+            bits = v.astype(np.float32).view(np.uint32)
+            rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+            return [np.where(np.isnan(v), v, rounded.astype(np.uint32).view(np.float32))]
+        return [v.astype(numpy_type(elem))]
+
+    op_arith_extui = op_arith_extsi = op_arith_trunci = op_arith_index_cast = cast_to
+    op_arith_extf = op_arith_truncf = op_arith_sitofp = op_arith_uitofp = cast_to
 
     # GPU ids.
     def op_gpu_launch(self, op, env):
@@ -473,11 +571,13 @@ class Emulator:
         self.block_of_thread = b
         self.epoch = 0
         self.launch_id = object()
+        outer_active, self.active = self.active, np.ones(self.threads, bool)
         self.ids = {"block": ids[:3], "thread": ids[3:], "lane": tid % 32}
         self.launches.append((blocks, per_block))
         self.run_ops(op.body, inner)
         self.threads = outer_threads
         self.launch_id = None
+        self.active = outer_active
 
     def dim_id(kind):
         def handler(self, op, env):
@@ -493,16 +593,85 @@ class Emulator:
 
     # Loops.
     def op_scf_for(self, op, env):
-        lb, ub, step = (self.uniform(env, o) for o in op.operands[:3])
+        """A loop; with bounds that differ between threads, each iteration
+        runs with the threads still in the loop active (the others keep
+        their carried values)."""
+        lb, ub, step = (self.get(env, o) for o in op.operands[:3])
         carried = [self.get(env, o) for o in op.operands[3:]]
         names = [n for n, _ in op.block_args]
-        for iv in range(lb, ub, step):
+        if np.any(step[self.active] <= 0):
+            raise EmulationError("scf.for: a step that is not positive")
+        outer_active = self.active
+        for i in itertools.count():
+            iv = lb + i * step
+            running = outer_active & (iv < ub)
+            if not np.any(running):
+                break
+            self.active = running
             inner = dict(env)
-            inner[names[0]] = np.full(self.threads, iv)
+            inner[names[0]] = iv
             for name, value in zip(names[1:], carried):
                 inner[name] = value
-            carried = self.run_ops(op.body, inner)
+            carried = [self.merge(running, new, old)
+                       for new, old in zip(self.run_ops(op.body, inner), carried)]
+        self.active = outer_active
         return carried
+
+    def merge(self, mask, a, b):
+        """a where `mask` (one flag per thread), else b."""
+        if isinstance(a, tuple):
+            return tuple(self.merge(mask, x, y) for x, y in zip(a, b))
+        return np.where(mask.reshape((-1,) + (1,) * (np.ndim(a) - 1)), a, b)
+
+    def op_scf_if(self, op, env):
+        """Both branches run, each with its threads active."""
+        cond = self.get(env, op.operands[0]).astype(bool)
+        outer_active = self.active
+        results = []
+        for region, taken in zip(op.regions, (cond, ~cond)):
+            self.active = outer_active & taken
+            results.append(self.run_ops(region, dict(env)))
+        self.active = outer_active
+        if not op.results:
+            return None
+        if len(results) != 2:
+            raise EmulationError("scf.if: results without an else region")
+        return [self.merge(cond, a, b) for a, b in zip(*results)]
+
+    def op_affine_delinearize_index(self, op, env):
+        if len(op.operands) != 1:
+            raise EmulationError("affine.delinearize_index: dynamic bases are not emulated")
+        basis = [int(b) for b in re.search(r"array<i64:([^>]*)>", op.prop("static_basis"))
+                 .group(1).split(",")]
+        x = self.get(env, op.operands[0])
+        if len(op.results) == len(basis):  # the first is the outer bound
+            basis = basis[1:]
+        results, stride = [], int(np.prod(basis)) if basis else 1
+        results.append(x // stride)
+        for b in basis:
+            stride //= b
+            results.append(x // stride % b)
+        return results
+
+    def op_gpu_all_reduce(self, op, env):
+        """The block's reduction of every thread's value, to every thread."""
+        if op.body:
+            raise EmulationError("gpu.all_reduce: reductions with a body are not emulated")
+        if not np.all(self.active):
+            raise EmulationError("gpu.all_reduce: not every thread of the block "
+                                 "reaches it (divergent code)")
+        kind = re.search(r"all_reduce_op (\w+)", op.prop("op")).group(1)
+        blocks, per_block = self.launches[-1]
+        v = self.get(env, op.operands[0]).reshape(blocks, per_block)
+        reduce = {"add": np.sum, "mul": np.prod, "and": np.bitwise_and.reduce,
+                  "or": np.bitwise_or.reduce, "xor": np.bitwise_xor.reduce,
+                  "minui": np.min, "minsi": np.min, "maxui": np.max, "maxsi": np.max,
+                  "minnumf": np.nanmin, "maxnumf": np.nanmax, "minimumf": np.min,
+                  "maximumf": np.max}.get(kind)
+        if reduce is None:
+            raise EmulationError(f"gpu.all_reduce: {kind} is not emulated")
+        r = reduce(v, axis=1).astype(v.dtype)
+        return [np.repeat(r, per_block)]
 
     # Memory.
     def memory(self, env, name):
@@ -518,13 +687,18 @@ class Emulator:
         if len(idx) != len(mem.shape):
             raise EmulationError(f"{op.name}: {len(idx)} indices for a rank-"
                                  f"{len(mem.shape)} memref")
+        if not idx:  # a 0-d memref: its one element (per block if shared)
+            base = self.block_of_thread if mem.shared else np.zeros(self.threads, int)
+            return np.broadcast_to(base[:, None], (self.threads, width)).copy()
         full = [np.broadcast_to(i[:, None], (self.threads, width)) for i in idx[:-1]]
         full.append(idx[-1][:, None] + np.arange(width))
         for dim, (i, size) in enumerate(zip(full, mem.shape)):
-            bad = (i < 0) | (i >= size)
+            bad = ((i < 0) | (i >= size)) & self.active[:, None]
             if np.any(bad):
                 raise EmulationError(f"{op.name}: index {int(i[bad][0])} out of "
                                      f"bounds in dimension {dim} of size {size}")
+        # Inactive threads' indices may be anything: element 0 stands in.
+        full = [np.where(self.active[:, None], i, 0) for i in full]
         return mem.flat_addresses(full, self)
 
     def op_memref_load(self, op, env):
@@ -560,6 +734,9 @@ class Emulator:
         mem.store(op, self, self.addresses(op, env, mem, op.operands[2:]), value[:, None])
 
     def op_gpu_barrier(self, op, env):
+        if not np.all(self.active):
+            raise EmulationError("gpu.barrier: not every thread of the block reaches "
+                                 "it (divergent code)")
         self.epoch += 1
 
     def op_nvgpu_ldmatrix(self, op, env):
@@ -714,6 +891,9 @@ def main():
     ap.add_argument("input")
     ap.add_argument("--func", action="append", help="function(s) to run (default: all)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reduction", choices=["sum", "prod", "max", "min", "or", "and"],
+                    help="what a full reduction (IN, 0-d OUT) computes: OUT is "
+                         "combined with all of IN")
     args = ap.parse_args()
     try:
         with open(args.input, encoding="utf-8") as f:
@@ -741,9 +921,29 @@ def main():
                 raise EmulationError("expected the arguments A, B, C of a matmul "
                                      "or IN, OUT of a transpose")
             shapes = [parse_shaped(t) for t in types]
-            if any(len(shape) != 2 or 0 in shape for shape, _ in shapes):
+            if len(types) == 2 and shapes[1][0] == ():
+                if not args.reduction:
+                    raise EmulationError("a full reduction (IN, 0-d OUT) needs "
+                                         "--reduction")
+                (shape, ei), (_, eo) = shapes
+                if ei == "i1":
+                    x = rng.integers(0, 2, size=shape).astype(np.int64)
+                    out = np.asarray(rng.integers(0, 2)).astype(np.int64)
+                else:
+                    x = small_integers(rng, shape, ei, -9, 10)
+                    out = np.asarray(small_integers(rng, (), eo, -9, 10))
+                combine = {"sum": np.add, "prod": np.multiply, "max": np.maximum,
+                           "min": np.minimum, "or": np.bitwise_or,
+                           "and": np.bitwise_and}[args.reduction]
+                exact = np.int64 if ei == "i1" else np.float64
+                expected = combine(out.astype(exact),
+                                   combine.reduce(x.astype(exact), axis=None))
+                emulator = Emulator(ei)
+                emulator.run_function(func, [x, out])
+                c = out
+            elif any(len(shape) != 2 or 0 in shape for shape, _ in shapes):
                 raise EmulationError(f"arguments {types} are not non-empty matrices")
-            if len(types) == 2:
+            elif len(types) == 2:
                 ((r, c_), ei), ((c2, r2), eo) = shapes
                 if (r, c_) != (r2, c2) or ei != eo:
                     raise EmulationError(f"shapes {types} are not a transpose's")

@@ -197,3 +197,37 @@ func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1
     r = run(emulator, str(unknown), "--func", "f16")
     assert r.returncode == 1
     assert "simt_emulator: f16: op 'nvgpu.mma.sp.sync' is not emulated" in r.stderr
+
+
+def test_simt_emulator_checks_reduction_kernels(tmp_path):
+    # The full reductions of amp-gpu-scalar-kernels through the emulator
+    # (test/Dialect/Amp/Transforms/gpu-scalar-kernels-emulated.mlir): right,
+    # then with every thread but thread 0 adding its block's result to OUT.
+    from amp_mlir._config import CAPI_LIBRARY
+    amp_opt = os.path.join(os.path.dirname(os.path.dirname(CAPI_LIBRARY)), "bin", "amp-opt")
+    kernels = tmp_path / "sum.mlir"
+    subprocess.run([amp_opt, "-", "--pass-pipeline=builtin.module(func.func("
+                    "amp-gpu-scalar-kernels))", "--mlir-print-op-generic", "-o", str(kernels)],
+                   input="""
+func.func @sum(%a: memref<3000xf32>, %o: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]} ins(%a : memref<3000xf32>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}""", text=True, check=True)
+    emulator = os.path.join(ROOT, "utils", "simt_emulator.py")
+    r = run(emulator, str(kernels), "--reduction", "sum")
+    assert r.returncode == 0 and r.stdout.endswith("max |OUT - numpy| = 0\n"), r.stderr
+    text = kernels.read_text()
+    assert text.count("<{predicate = 0 : i64}>") == 1
+    wrong = tmp_path / "wrong.mlir"
+    wrong.write_text(text.replace("<{predicate = 0 : i64}>", "<{predicate = 1 : i64}>"))
+    r = run(emulator, str(wrong), "--reduction", "sum")
+    assert r.returncode == 1
+    assert "two threads write one element of global memory" in r.stderr
+    r = run(emulator, str(kernels))
+    assert r.returncode == 1 and "a full reduction (IN, 0-d OUT) needs --reduction" in r.stderr
+

@@ -427,7 +427,7 @@ void prefetchTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch) {
     if (load->hasAttr(kTileCopy))
       loads.push_back(load);
   });
-  auto unmark = llvm::make_scope_exit([&] {
+  llvm::scope_exit unmark([&] {
     launch.walk([&](vector::LoadOp load) { load->removeAttr(kTileCopy); });
   });
   if (loads.empty())

@@ -1,0 +1,66 @@
+// The full-reduction kernels of amp-gpu-scalar-kernels (one block of 1024
+// threads: each folds a strided share in a loop whose trip count differs
+// between threads, gpu.all_reduce combines the block, thread 0 combines
+// that with the output), run on the CPU by utils/simt_emulator.py: threads
+// in lockstep with per-thread activity for the divergent loop and the
+// scf.if, gpu.all_reduce as the block's reduction. OUT must be its first
+// value combined with every element of IN, as numpy computes it (small
+// integers: exact in every order).
+//
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-gpu-scalar-kernels))" --mlir-print-op-generic -o %t.mlir
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func sum_f32 --func sum_i32 --reduction sum | FileCheck %s --check-prefix=SUM
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func max_f32 --reduction max | FileCheck %s --check-prefix=MAX
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func or_i1 --reduction or | FileCheck %s --check-prefix=OR
+// SUM: sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// SUM: sum_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// MAX: max_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// OR: or_i1: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#to0d2 = affine_map<(d0, d1) -> ()>
+#id1 = affine_map<(d0) -> (d0)>
+#to0d1 = affine_map<(d0) -> ()>
+
+// A loss-style sum over a 2-D buffer (3 threads' shares longer than the
+// rest: 37 * 129 = 4773 elements).
+func.func @sum_f32(%a: memref<37x129xf32>, %o: memref<f32>) {
+  linalg.generic {indexing_maps = [#id2, #to0d2], iterator_types = ["reduction", "reduction"]}
+      ins(%a : memref<37x129xf32>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+func.func @sum_i32(%a: memref<2000xi32>, %o: memref<i32>) {
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<2000xi32>) outs(%o : memref<i32>) {
+  ^bb0(%x: i32, %acc: i32):
+    %s = arith.addi %acc, %x : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+
+// Fewer elements than threads: most threads fold nothing.
+func.func @max_f32(%a: memref<700xf32>, %o: memref<f32>) {
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<700xf32>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %acc, %x : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// The or of inf/NaN flags (loss scaling), through i32 for gpu.all_reduce.
+func.func @or_i1(%a: memref<4096xi1>, %o: memref<i1>) {
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<4096xi1>) outs(%o : memref<i1>) {
+  ^bb0(%x: i1, %acc: i1):
+    %r = arith.ori %acc, %x : i1
+    linalg.yield %r : i1
+  }
+  return
+}
