@@ -389,18 +389,19 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   // The warps' reads, from the shared tiles.
   rewriter.setInsertionPointToStart(&launch.getBody().front());
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  auto fromShared = [&](vector::TransferReadOp read, Value shared, Value row,
-                        Value col) {
+  // Each read's shared tile position: its row (A) or column (B) less the
+  // block's first, computed at the read (where its indices are defined).
+  auto fromShared = [&](vector::TransferReadOp read, Value shared, bool isA) {
     rewriter.setInsertionPoint(read);
+    Value row = isA ? apply(d0 - d1, {read.getIndices()[0], blockRow}) : zero;
+    Value col = isA ? zero : apply(d0 - d1, {read.getIndices()[1], blockCol});
     rewriter.replaceOpWithNewOp<vector::TransferReadOp>(
         read, read.getVectorType(), shared, ValueRange{row, col},
         /*padding=*/std::nullopt,
         /*inBounds=*/SmallVector<bool>(2, true));
   };
-  fromShared(readA, copyA->shared,
-             apply(d0 - d1, {readA.getIndices()[0], blockRow}), zero);
-  fromShared(readB, copyB->shared, zero,
-             apply(d0 - d1, {readB.getIndices()[1], blockCol}));
+  fromShared(readA, copyA->shared, /*isA=*/true);
+  fromShared(readB, copyB->shared, /*isA=*/false);
   return success();
 }
 
