@@ -36,7 +36,7 @@ is run on small integers (exact in f16, bf16 and f32, so every order of
 summation gives the same f32 result) and C (OUT) is compared with numpy's;
 an element of OUT never written counts as a difference. Or IN (any shape)
 and a 0-d OUT of a full reduction, after `amp-gpu-scalar-kernels`, with
-`--reduction sum|prod|max|min|or|and`: OUT must be its first value combined
+`--reduction sum|prod|max|min|or|and|xor`: OUT must be its first value combined
 with every element of IN.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
 threads, <mma> mma.sync per warp, max |C - numpy| = <value>` (or OUT) per
@@ -546,9 +546,6 @@ class Emulator:
                                  "memory operands are not emulated")
         grid, block = sizes[:3], sizes[3:]
         per_block = block[0] * block[1] * block[2]
-        if per_block % 32:
-            raise EmulationError(f"gpu.launch: {per_block} threads per block "
-                                 "is not a whole number of warps")
         blocks = grid[0] * grid[1] * grid[2]
         outer_threads = self.threads
         self.threads = blocks * per_block
@@ -746,6 +743,7 @@ class Emulator:
         matrix i; lane l receives, per matrix, row l / 4, elements 2(l % 4)
         and 2(l % 4) + 1, or with .trans column l / 4, rows 2(l % 4) and
         2(l % 4) + 1."""
+        self.whole_warps(op)
         tiles = int(op.prop("numTiles").split(":")[0])
         transpose = op.prop("transpose") == "true"
         mem = self.memory(env, op.operands[0])
@@ -810,6 +808,11 @@ class Emulator:
                      .group(1).split(","))
 
     # Tensor cores.
+    def whole_warps(self, op):
+        """Warp-wide ops need every lane: whole warps, all active."""
+        if any(t % 32 for _, t in self.launches[-1:]) or not np.all(self.active):
+            raise EmulationError(f"{op.name}: needs whole warps, every lane active")
+
     def warp_mma(self, a, b, c):
         """a: (T, 4, 2), b: (T, 2, 2), c: (T, 2, 2) lane fragments of
         m16n8k16 (see the module docstring) -> d, as c."""
@@ -846,6 +849,7 @@ class Emulator:
                                  f"operands are {self.operand_type}")
 
     def op_nvgpu_mma_sync(self, op, env):
+        self.whole_warps(op)
         self.check_mma_shape(op)
         ins, outs = op.types()
         self.check_mma_types(op, parse_shaped(ins[0])[1], parse_shaped(ins[1])[1])
@@ -858,6 +862,7 @@ class Emulator:
         return [self.warp_mma(a, b, c)]
 
     def op_nvvm_mma_sync(self, op, env):
+        self.whole_warps(op)
         self.check_mma_shape(op)
         if (op.prop("layoutA") != "#nvvm.mma_layout<row>" or
                 op.prop("layoutB") != "#nvvm.mma_layout<col>"):
@@ -886,12 +891,39 @@ def small_integers(rng, shape, elem, low, high):
     return rng.integers(low, high, size=shape).astype(numpy_type(elem))
 
 
+def reduction_inputs(rng, kind, shape, elem, out_elem):
+    """IN and OUT's first value for a full reduction of `kind`, chosen so
+    that a wrong starting value or an element folded twice or never changes
+    the result: no zeros; max over negative values from a negative start
+    and min over positive ones (a start of 0 would show); products of +-1
+    (exact, and a start of 2 would show); bitwise ops on i1, or on small
+    integers."""
+    def draw(size):
+        if elem == "i1":
+            return rng.integers(0, 2, size=size)
+        if kind in ("and", "or", "xor"):
+            if elem in FLOAT_TYPES:
+                raise EmulationError(f"--reduction {kind} of {elem}")
+            return rng.integers(1, 256, size=size)
+        if kind == "prod":
+            return rng.choice([-1, 1], size=size)
+        magnitude = rng.integers(1, 10, size=size)
+        if kind == "max":
+            return -magnitude
+        if kind == "min":
+            return magnitude
+        return magnitude * rng.choice([-1, 1], size=size)
+    x = np.asarray(draw(shape)).astype(numpy_type(elem))
+    out = np.asarray(draw(())).astype(numpy_type(out_elem))
+    return x, out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("input")
     ap.add_argument("--func", action="append", help="function(s) to run (default: all)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--reduction", choices=["sum", "prod", "max", "min", "or", "and"],
+    ap.add_argument("--reduction", choices=["sum", "prod", "max", "min", "or", "and", "xor"],
                     help="what a full reduction (IN, 0-d OUT) computes: OUT is "
                          "combined with all of IN")
     args = ap.parse_args()
@@ -903,8 +935,8 @@ def main():
         print(f"simt_emulator: {args.input}: {e}", file=sys.stderr)
         return 1
     funcs = []
-    for module in ops:
-        for op in module.body or []:
+    for top in ops:  # functions in a module, or on their own
+        for op in (top.body or []) if top.name == "builtin.module" else [top]:
             if op.name == "func.func":
                 funcs.append((op.prop("sym_name").strip('"'), op))
     if args.func:
@@ -913,6 +945,8 @@ def main():
         print("simt_emulator: no function to run", file=sys.stderr)
         return 1
     rng = np.random.default_rng(args.seed)
+    # Overflows and NaNs of a wrong kernel show in the comparison.
+    np.seterr(all="ignore")
     failed = False
     for name, func in funcs:
         try:
@@ -926,16 +960,11 @@ def main():
                     raise EmulationError("a full reduction (IN, 0-d OUT) needs "
                                          "--reduction")
                 (shape, ei), (_, eo) = shapes
-                if ei == "i1":
-                    x = rng.integers(0, 2, size=shape).astype(np.int64)
-                    out = np.asarray(rng.integers(0, 2)).astype(np.int64)
-                else:
-                    x = small_integers(rng, shape, ei, -9, 10)
-                    out = np.asarray(small_integers(rng, (), eo, -9, 10))
+                x, out = reduction_inputs(rng, args.reduction, shape, ei, eo)
                 combine = {"sum": np.add, "prod": np.multiply, "max": np.maximum,
                            "min": np.minimum, "or": np.bitwise_or,
-                           "and": np.bitwise_and}[args.reduction]
-                exact = np.int64 if ei == "i1" else np.float64
+                           "and": np.bitwise_and, "xor": np.bitwise_xor}[args.reduction]
+                exact = np.float64 if ei in FLOAT_TYPES else np.int64
                 expected = combine(out.astype(exact),
                                    combine.reduce(x.astype(exact), axis=None))
                 emulator = Emulator(ei)

@@ -453,35 +453,42 @@ void prefetchTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch) {
   if (!complete || !isa<gpu::BarrierOp>(complete))
     return;
 
-  // Clones `load` with the loop's induction variable replaced as `mapping`
-  // says, and the index arithmetic in the loop it depends on.
+  // The loads' operands defined in the loop: pure index arithmetic only
+  // (checked before anything changes), cloned with the loads.
   Block *body = loop.getBody();
-  std::function<LogicalResult(Operation *, IRMapping &)> cloneInto =
-      [&](Operation *op, IRMapping &mapping) -> LogicalResult {
-    for (Value operand : op->getOperands()) {
+  std::function<bool(Operation *)> clonable = [&](Operation *op) {
+    return llvm::all_of(op->getOperands(), [&](Value operand) {
       Operation *def = operand.getDefiningOp();
-      if (!def || def->getBlock() != body || mapping.contains(operand))
-        continue;
-      if (!isPure(def) || failed(cloneInto(def, mapping)))
-        return failure();
-    }
-    rewriter.clone(*op, mapping);
-    return success();
+      return !def || def->getBlock() != body || (isPure(def) && clonable(def));
+    });
   };
-  auto clonedLoads = [&](Value k) -> FailureOr<SmallVector<Value>> {
+  if (!llvm::all_of(loads, [&](vector::LoadOp load) {
+        return clonable(load.getOperation());
+      }))
+    return;
+  // Clones `op` with the loop's induction variable replaced as `mapping`
+  // says, and the index arithmetic in the loop it depends on.
+  std::function<void(Operation *, IRMapping &)> cloneInto =
+      [&](Operation *op, IRMapping &mapping) {
+        for (Value operand : op->getOperands())
+          if (Operation *def = operand.getDefiningOp();
+              def && def->getBlock() == body && !mapping.contains(operand))
+            cloneInto(def, mapping);
+        rewriter.clone(*op, mapping);
+      };
+  auto clonedLoads = [&](Value k) {
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), k);
     SmallVector<Value> values;
     for (vector::LoadOp load : loads) {
-      if (failed(cloneInto(load, mapping)))
-        return failure();
+      cloneInto(load, mapping);
       values.push_back(mapping.lookup(load.getResult()));
     }
     return values;
   };
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
-  FailureOr<SmallVector<Value>> first =
+  SmallVector<Value> first =
       clonedLoads(arith::ConstantIndexOp::create(rewriter, loc, *lb));
   rewriter.setInsertionPointAfter(complete);
   Value nextK = arith::MinUIOp::create(
@@ -490,18 +497,16 @@ void prefetchTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch) {
           rewriter, loc, loop.getInductionVar(),
           arith::ConstantIndexOp::create(rewriter, loc, *step)),
       arith::ConstantIndexOp::create(rewriter, loc, *ub - *step));
-  FailureOr<SmallVector<Value>> next = clonedLoads(nextK);
-  if (failed(first) || failed(next))
-    return;
+  SmallVector<Value> next = clonedLoads(nextK);
   FailureOr<LoopLikeOpInterface> pipelined = loop.replaceWithAdditionalYields(
-      rewriter, *first, /*replaceInitOperandUsesInLoop=*/false,
-      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) { return *next; });
+      rewriter, first, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) { return next; });
   if (failed(pipelined))
-    return;
+    return; // cannot happen for scf.for
   // The stores take the carried chunks; the step's own loads go.
   ValueRange carried = cast<scf::ForOp>(pipelined->getOperation())
                            .getRegionIterArgs()
-                           .take_back(loads.size());
+                           .take_back(first.size());
   for (auto [load, value] : llvm::zip_equal(loads, carried)) {
     rewriter.replaceAllUsesWith(load.getResult(), value);
     rewriter.eraseOp(load);
@@ -803,7 +808,8 @@ struct AmpGpuTensorCoreContractionsPass
       if (mm->getParentOfType<gpu::LaunchOp>() ||
           mm->getParentOfType<gpu::GPUFuncOp>() ||
           mm->getParentOfType<scf::ParallelOp>() ||
-          mm->getParentOfType<scf::ForallOp>()) {
+          mm->getParentOfType<scf::ForallOp>() ||
+          mm->getParentOfType<affine::AffineParallelOp>()) {
         mm.emitRemark("amp-gpu-tensor-core-contractions: inside device code "
                       "or a parallel loop; SIMT fallback");
         return;

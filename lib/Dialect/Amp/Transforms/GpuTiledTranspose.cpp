@@ -38,12 +38,16 @@ std::optional<std::string> whyNotTiled(linalg::TransposeOp op) {
   auto in = cast<MemRefType>(op.getInput().getType());
   auto out = cast<MemRefType>(op.getInit().getType());
   if (op->getParentOfType<gpu::LaunchOp>() ||
+      op->getParentOfType<gpu::GPUFuncOp>() ||
       op->getParentOfType<scf::ParallelOp>() ||
-      op->getParentOfType<scf::ForallOp>())
+      op->getParentOfType<scf::ForallOp>() ||
+      op->getParentOfType<affine::AffineParallelOp>())
     return "inside device code or a parallel loop";
   if (!in.hasStaticShape() || !out.hasStaticShape() ||
       !in.getLayout().isIdentity() || !out.getLayout().isIdentity())
     return "dynamic shape or strided layout";
+  if (in.getNumElements() == 0)
+    return "empty";
   if (in.getDimSize(0) % kTile || in.getDimSize(1) % kTile)
     return std::to_string(in.getDimSize(0)) + "x" +
            std::to_string(in.getDimSize(1)) + " is not a multiple of 32x32";

@@ -11,10 +11,22 @@
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func sum_f32 --func sum_i32 --reduction sum | FileCheck %s --check-prefix=SUM
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func max_f32 --reduction max | FileCheck %s --check-prefix=MAX
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func or_i1 --reduction or | FileCheck %s --check-prefix=OR
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func min_i32 --reduction min | FileCheck %s --check-prefix=MIN
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func xor_i32 --reduction xor | FileCheck %s --check-prefix=XOR
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func prod_f64 --reduction prod | FileCheck %s --check-prefix=PROD
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func sum_0d --reduction sum | FileCheck %s --check-prefix=SUM0D
 // SUM: sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // SUM: sum_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // MAX: max_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // OR: or_i1: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// MIN: min_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// XOR: xor_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// PROD: prod_f64: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// SUM0D: sum_0d: 1 launch(es), 1 blocks of 1 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+//
+// The inputs make a wrong start value or a doubly folded element show: no
+// zeros, max over negative values, min over positive ones, products of
+// +-1 (simt_emulator.py, reduction_inputs).
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #to0d2 = affine_map<(d0, d1) -> ()>
@@ -62,5 +74,46 @@ func.func @or_i1(%a: memref<4096xi1>, %o: memref<i1>) {
     %r = arith.ori %acc, %x : i1
     linalg.yield %r : i1
   }
+  return
+}
+
+// The starting value of a min is the largest i32 (a start of 0 would show).
+func.func @min_i32(%a: memref<7xi32>, %o: memref<i32>) {
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<7xi32>) outs(%o : memref<i32>) {
+  ^bb0(%x: i32, %acc: i32):
+    %m = arith.minsi %acc, %x : i32
+    linalg.yield %m : i32
+  }
+  return
+}
+
+func.func @xor_i32(%a: memref<3000xi32>, %o: memref<i32>) {
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<3000xi32>) outs(%o : memref<i32>) {
+  ^bb0(%x: i32, %acc: i32):
+    %r = arith.xori %acc, %x : i32
+    linalg.yield %r : i32
+  }
+  return
+}
+
+func.func @prod_f64(%a: memref<2000xf64>, %o: memref<f64>) {
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<2000xf64>) outs(%o : memref<f64>) {
+  ^bb0(%x: f64, %acc: f64):
+    %p = arith.mulf %acc, %x : f64
+    linalg.yield %p : f64
+  }
+  return
+}
+
+// No loops at all: a kernel of one thread.
+func.func @sum_0d(%a: memref<f32>, %o: memref<f32>) {
+  linalg.reduce ins(%a : memref<f32>) outs(%o : memref<f32>) dimensions = []
+    (%x: f32, %acc: f32) {
+      %s = arith.addf %acc, %x : f32
+      linalg.yield %s : f32
+    }
   return
 }

@@ -54,6 +54,9 @@ func.func @i8_square(%a: memref<32x32xi8>, %b: memref<32x32xi8>) {
 // CHECK: linalg.transpose
 // CHECK: scf.parallel
 // CHECK: linalg.transpose
+// CHECK: affine.parallel
+// CHECK: linalg.transpose
+// CHECK: linalg.transpose
 // CHECK: linalg.transpose
 // CHECK: linalg.transpose
 func.func @fallbacks(%a: memref<4096x16xf16>, %b: memref<16x4096xf16>,
@@ -78,6 +81,14 @@ func.func @fallbacks(%a: memref<4096x16xf16>, %b: memref<16x4096xf16>,
     // expected-remark @below {{amp-gpu-tiled-transpose: inside device code or a parallel loop; parallel-loop transpose}}
     linalg.transpose ins(%a : memref<4096x16xf16>) outs(%b : memref<16x4096xf16>) permutation = [1, 0]
   }
+  affine.parallel (%i) = (0) to (2) {
+    // expected-remark @below {{amp-gpu-tiled-transpose: inside device code or a parallel loop; parallel-loop transpose}}
+    linalg.transpose ins(%a : memref<4096x16xf16>) outs(%b : memref<16x4096xf16>) permutation = [1, 0]
+  }
+  %z0 = memref.alloc() : memref<0x32xf32>
+  %z1 = memref.alloc() : memref<32x0xf32>
+  // expected-remark @below {{amp-gpu-tiled-transpose: empty; parallel-loop transpose}}
+  linalg.transpose ins(%z0 : memref<0x32xf32>) outs(%z1 : memref<32x0xf32>) permutation = [1, 0]
   linalg.transpose ins(%f : memref<32x32x32xf32>) outs(%g : memref<32x32x32xf32>) permutation = [1, 0, 2]
   %o = linalg.transpose ins(%t : tensor<32x64xf32>) outs(%u : tensor<64x32xf32>) permutation = [1, 0]
   return
