@@ -17,6 +17,8 @@
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "GpuUtils.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -129,9 +131,7 @@ std::optional<StringRef> whyHost(linalg::LinalgOp op) {
     return StringRef("an output element depends on a reduction index");
   // Loops of the user's own that scf/affine parallel mappings or
   // amp-gpu-map-parallel-loops turn into kernels: no launch inside them.
-  if (op->getParentOfType<scf::ParallelOp>() ||
-      op->getParentOfType<scf::ForallOp>() ||
-      op->getParentOfType<affine::AffineParallelOp>())
+  if (isInParallelLoop(op))
     return StringRef("inside a parallel loop");
   for (Value operand : op->getOperands())
     if (isa<MemRefType>(operand.getType()) &&

@@ -24,6 +24,8 @@
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "GpuUtils.h"
+
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -805,11 +807,7 @@ struct AmpGpuTensorCoreContractionsPass
       // Host code only: a matmul already inside device code or a parallel
       // loop (whose body becomes device code) cannot get a launch of its
       // own.
-      if (mm->getParentOfType<gpu::LaunchOp>() ||
-          mm->getParentOfType<gpu::GPUFuncOp>() ||
-          mm->getParentOfType<scf::ParallelOp>() ||
-          mm->getParentOfType<scf::ForallOp>() ||
-          mm->getParentOfType<affine::AffineParallelOp>()) {
+      if (isInDeviceCodeOrParallelLoop(mm)) {
         mm.emitRemark("amp-gpu-tensor-core-contractions: inside device code "
                       "or a parallel loop; SIMT fallback");
         return;

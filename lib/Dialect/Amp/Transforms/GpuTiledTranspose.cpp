@@ -8,13 +8,14 @@
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "GpuUtils.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::amp {
@@ -37,11 +38,7 @@ constexpr int64_t kRows = 8;
 std::optional<std::string> whyNotTiled(linalg::TransposeOp op) {
   auto in = cast<MemRefType>(op.getInput().getType());
   auto out = cast<MemRefType>(op.getInit().getType());
-  if (op->getParentOfType<gpu::LaunchOp>() ||
-      op->getParentOfType<gpu::GPUFuncOp>() ||
-      op->getParentOfType<scf::ParallelOp>() ||
-      op->getParentOfType<scf::ForallOp>() ||
-      op->getParentOfType<affine::AffineParallelOp>())
+  if (isInDeviceCodeOrParallelLoop(op))
     return "inside device code or a parallel loop";
   if (!in.hasStaticShape() || !out.hasStaticShape() ||
       !in.getLayout().isIdentity() || !out.getLayout().isIdentity())
