@@ -116,14 +116,20 @@ def test_stream_order_checker_finds_hazards():
     assert check(fixed.splitlines())[0] == []
 
 
+def amp_opt_binary():
+    """The amp-opt of the build the package uses."""
+    from amp_mlir._config import CAPI_LIBRARY
+    return os.path.join(os.path.dirname(os.path.dirname(CAPI_LIBRARY)), "bin", "amp-opt")
+
+
 def test_simt_emulator_catches_wrong_kernels(tmp_path):
     # utils/simt_emulator.py (run by
     # test/Dialect/Amp/Transforms/gpu-tensor-core-contractions-emulated.mlir)
     # must pass the pass's kernels and fail one whose fragments are taken one
-    # row too low, one with a barrier missing, and one with an op it does not
-    # know.
-    from amp_mlir._config import CAPI_LIBRARY
-    amp_opt = os.path.join(os.path.dirname(os.path.dirname(CAPI_LIBRARY)), "bin", "amp-opt")
+    # row too low, one with a barrier missing, one whose shared rows are
+    # misaligned and one with an op it does not know; bad input is a
+    # one-line error.
+    amp_opt = amp_opt_binary()
     source = tmp_path / "mm.mlir"
     source.write_text("""
 func.func @f16(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: memref<1024x1024xf32>) {
@@ -180,14 +186,13 @@ func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1
     assert "is not a multiple of its alignment 16" in r.stderr
 
     # Bad input: one-line errors, no traceback.
+    one_arg = tmp_path / "one_arg.mlir"
+    subprocess.run([amp_opt, "--mlir-print-op-generic", "-o", str(one_arg), "-"],
+                   input="func.func @g(%a: memref<4xf32>) {\n  return\n}\n",
+                   text=True, check=True)
     for path, message in [(tmp_path / "missing.mlir", "No such file"),
-                          (source, "expected the arguments A, B, C of a matmul or IN, "
-                                   "OUT of a transpose")]:
-        if path == source:
-            path = tmp_path / "one_arg.mlir"
-            subprocess.run([amp_opt, "--mlir-print-op-generic", "-o", str(path), "-"],
-                           input="func.func @g(%a: memref<4xf32>) {\n"
-                                 "  return\n}\n", text=True, check=True)
+                          (one_arg, "expected the arguments A, B, C of a matmul or IN, "
+                                    "OUT of a transpose")]:
         r = run(emulator, str(path))
         assert r.returncode == 1 and "Traceback" not in r.stderr
         assert r.stderr.startswith("simt_emulator: ") and message in r.stderr, r.stderr
@@ -203,10 +208,8 @@ def test_simt_emulator_checks_reduction_kernels(tmp_path):
     # The full reductions of amp-gpu-scalar-kernels through the emulator
     # (test/Dialect/Amp/Transforms/gpu-scalar-kernels-emulated.mlir): right,
     # then with every thread but thread 0 adding its block's result to OUT.
-    from amp_mlir._config import CAPI_LIBRARY
-    amp_opt = os.path.join(os.path.dirname(os.path.dirname(CAPI_LIBRARY)), "bin", "amp-opt")
     kernels = tmp_path / "sum.mlir"
-    subprocess.run([amp_opt, "-", "--pass-pipeline=builtin.module(func.func("
+    subprocess.run([amp_opt_binary(), "-", "--pass-pipeline=builtin.module(func.func("
                     "amp-gpu-scalar-kernels))", "--mlir-print-op-generic", "-o", str(kernels)],
                    input="""
 func.func @sum(%a: memref<3000xf32>, %o: memref<f32>) {

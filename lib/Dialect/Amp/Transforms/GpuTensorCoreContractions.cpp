@@ -1,24 +1,25 @@
 //===- GpuTensorCoreContractions.cpp - matmuls on tensor cores ------------===//
 //
-// The `amp-gpu-tensor-core-contractions` pass: every f16 x f16 -> f32
-// `linalg.matmul` on buffers (what amp-fp32-accumulation makes of an
-// autocast matmul) whose sizes are multiples of 16 x 8 x 16 becomes a
-// `gpu.launch` whose warps run `vector.contract`s of m16n8k16 shape with f32
-// accumulators; `convert-vector-to-gpu{use-nvgpu}` then turns them into
-// `nvgpu.mma.sync` (PTX `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`).
-// bf16 contractions are lowered here, to per-lane fragment loads and
-// `nvvm.mma.sync` (PTX `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`):
-// MLIR 22's convert-vector-to-gpu cannot load bf16 mma fragments, and its
-// nvgpu-to-nvvm lowering cannot type a bf16 `nvgpu.mma.sync`.
+// The `amp-gpu-tensor-core-contractions` pass: every f16 x f16 -> f32 or
+// bf16 x bf16 -> f32 `linalg.matmul` on buffers (what amp-fp32-accumulation
+// makes of an autocast matmul) whose sizes are multiples of 16 x 8 x 16
+// becomes a `gpu.launch` of m16n8k16 mma.syncs with f32 accumulators
+// (Passes.td has the rules). In order:
 //
-// The schedule is a transform-dialect script applied by the interpreter:
-// upstream's `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32
-// matmuls, while tiling to blocks (16 x 8 per block, one warp) and to k
-// steps of 16, vectorizing, and folding the arith extensions into the
-// contraction gives a mixed-precision `vector.contract` that
-// `convert-vector-to-gpu` maps to mma.sync. The accumulator fragments are
-// then hoisted out of the k loop (loaded once, carried in registers, stored
-// once).
+// 1. chooseTiles picks each matmul's block and warp tiles and k step; a
+//    transform-dialect script run by the interpreter tiles it to blocks,
+//    warps and k steps and vectorizes it into a mixed-precision
+//    `vector.contract` per warp and step (upstream's
+//    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls);
+// 2. stageInSharedMemory copies each k step's A and B block tiles to shared
+//    memory, and the warps read them from there;
+// 3. upstream's vector unrolling splits each contraction into m16n8k16
+//    pieces;
+// 4. f16: upstream's vector-to-nvgpu conversion (ldmatrix, nvgpu.mma.sync);
+//    bf16: Bf16MmaLowering (ldmatrix, nvvm.mma.sync), since MLIR 22 can
+//    neither load bf16 fragments nor type a bf16 `nvgpu.mma.sync`; the
+//    accumulators are kept in registers through the k loop;
+// 5. prefetchTileCopies software-pipelines the k loop's global loads.
 //
 //===----------------------------------------------------------------------===//
 
