@@ -220,6 +220,13 @@ bool isPlainMemRefTransfer(VectorTransferOpInterface transfer) {
          llvm::all_of(transfer.getInBoundsValues(), [](bool b) { return b; });
 }
 
+/// Whether `read` is from shared memory, where ldmatrix can load it.
+bool isShared(vector::TransferReadOp read) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      cast<MemRefType>(read.getBase().getType()).getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
 /// The plain `vector.transfer_read` (see above) that defines `v`, or null.
 vector::TransferReadOp getPlainRead(Value v) {
   auto read = v.getDefiningOp<vector::TransferReadOp>();
@@ -256,7 +263,8 @@ struct TileCopy {
 /// of once per warp column (B: per warp row). The shared tiles' rows are
 /// padded by 8 elements (16 bytes), which puts the 8 rows an ldmatrix reads
 /// on different banks. Fails, leaving the launch as it was, when the launch
-/// is not the schedule's (one k loop, one contraction of two plain reads).
+/// is not the schedule's (one k loop, one contraction of two plain reads):
+/// the schedule always makes that form, so the pass reports an error.
 ///
 /// The copies' vector loads are 16-byte aligned when the operands' base
 /// addresses are (every buffer the runtime allocates is): k and n are
@@ -525,7 +533,7 @@ void prefetchTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch) {
 ///   %d = vector.contract (m, k) x (k, n) -> (m, n), %a, %b, %c
 ///   vector.transfer_write %d, %C[i, j]
 ///
-/// (A and B from global or shared memory; with a k step of 32, two such
+/// (A and B from the shared tiles; with a k step of 32, two such
 /// contractions in a chain, the first's result the second's accumulator)
 /// to the fragments each lane holds and one `nvvm.mma.sync` each with bf16
 /// multiplicands and f32 accumulators. An A or B tile that feeds several
@@ -566,7 +574,8 @@ public:
       return failure();
     vector::TransferReadOp readA = getPlainRead(contract.getLhs());
     vector::TransferReadOp readB = getPlainRead(contract.getRhs());
-    if (!readA || !readB || !contract->hasOneUse())
+    if (!readA || !readB || !isShared(readA) || !isShared(readB) ||
+        !contract->hasOneUse())
       return failure();
     // The result goes to memory, or (k steps of 32 and more, unrolled) is
     // the accumulator of the next k piece.
@@ -674,13 +683,6 @@ private:
     return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair);
   }
 
-  /// Whether `read` is from shared memory, where ldmatrix can load it.
-  static bool isShared(vector::TransferReadOp read) {
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-        cast<MemRefType>(read.getBase().getType()).getMemorySpace());
-    return space && space.getValue() == gpu::AddressSpace::Workgroup;
-  }
-
   /// The registers of an `ldmatrix` of `tiles` 8 x 8 matrices (PTX ISA,
   /// "ldmatrix"): lane l gives the address of row l % 16 of the 16-row
   /// tile at (row0, col0), in its columns from 8 * (l / 16) on: x4 reads
@@ -705,55 +707,16 @@ private:
     return regs;
   }
 
-  /// The fragment registers of an A (`isA`) or B tile read, loaded once,
-  /// where the read was: from shared memory by one ldmatrix (A: x4; B: x2
-  /// transposed), from global memory by per-lane loads.
+  /// The fragment registers of an A (`isA`) or B tile read from shared
+  /// memory, loaded once, where the read was, by one ldmatrix (A: x4; B: x2
+  /// transposed).
   ArrayRef<Value> fragmentsOf(vector::TransferReadOp read, bool isA) {
     SmallVector<Value> &regs = fragments[read];
     if (!regs.empty())
       return regs;
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(read);
-    if (isShared(read))
-      regs = loadMatrix(read, /*tiles=*/isA ? 4 : 2, /*transpose=*/!isA);
-    else
-      regs = isA ? loadFragmentsA(read) : loadFragmentsB(read);
-    return regs;
-  }
-
-  /// A: four registers, pairs along k (contiguous in row-major A).
-  SmallVector<Value> loadFragmentsA(vector::TransferReadOp read) {
-    Location loc = read.getLoc();
-    Type bf16 = read.getVectorType().getElementType();
-    Value row0 = read.getIndices()[0], col0 = read.getIndices()[1];
-    SmallVector<Value> regs;
-    for (auto [dRow, dCol] : {std::pair{0, 0}, {8, 0}, {0, 8}, {8, 8}}) {
-      Value row = at(loc, row0, g(), dRow);
-      Value col = at(loc, col0, twoT(), dCol);
-      regs.push_back(asRegister(
-          loc, vector::LoadOp::create(rewriter, loc, pairOf(bf16),
-                                      read.getBase(), ValueRange{row, col})));
-    }
-    return regs;
-  }
-
-  /// B: two registers, pairs along k, a column of row-major B: two scalar
-  /// loads each.
-  SmallVector<Value> loadFragmentsB(vector::TransferReadOp read) {
-    Location loc = read.getLoc();
-    Type bf16 = read.getVectorType().getElementType();
-    Value row0 = read.getIndices()[0];
-    Value col = at(loc, read.getIndices()[1], g(), 0);
-    SmallVector<Value> regs;
-    for (int64_t dRow : {0, 8}) {
-      SmallVector<Value> pair;
-      for (int64_t second : {0, 1})
-        pair.push_back(memref::LoadOp::create(
-            rewriter, loc, read.getBase(),
-            ValueRange{at(loc, row0, twoT(), dRow + second), col}));
-      regs.push_back(asRegister(loc, vector::FromElementsOp::create(
-                                         rewriter, loc, pairOf(bf16), pair)));
-    }
+    regs = loadMatrix(read, /*tiles=*/isA ? 4 : 2, /*transpose=*/!isA);
     return regs;
   }
 
@@ -904,10 +867,12 @@ struct AmpGpuTensorCoreContractionsPass
       RewritePatternSet fold(&getContext());
       memref::populateFoldMemRefAliasOpPatterns(fold);
       (void)applyPatternsGreedily(launch, std::move(fold));
-      if (failed(stageInSharedMemory(rewriter, launch, config)))
-        launch.emitRemark("amp-gpu-tensor-core-contractions: the A and B "
-                          "tiles are read from global memory (the launch is "
-                          "not the schedule's)");
+      if (failed(stageInSharedMemory(rewriter, launch, config))) {
+        launch.emitError("amp-gpu-tensor-core-contractions: the launch the "
+                         "schedule made has an unexpected form; its A and B "
+                         "tiles cannot be staged in shared memory");
+        return signalPassFailure();
+      }
       // Each warp's contraction to m16n8k16 pieces, each reading its own
       // fragments' tile; a loaded A tile serves a row of pieces, a B tile a
       // column.

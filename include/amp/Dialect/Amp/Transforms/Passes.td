@@ -255,8 +255,7 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     memory into registers right after storing its own, before its
     mma.syncs, and carries them to the next iteration, so that the loads'
     latency hides behind the tensor-core work (the last step reloads its
-    own chunks rather than branch). A launch that is not the schedule's
-    shape keeps its global reads, with a remark.
+    own chunks rather than branch).
 
     f16: the contraction goes to `nvgpu.mma.sync` with
     `mmaShape = [16, 8, 16]` by upstream's vector-to-nvgpu conversion, run
@@ -271,8 +270,7 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     and its nvgpu-to-nvvm lowering cannot type a bf16 `nvgpu.mma.sync`, so
     the pass lowers the contraction itself: each lane loads its fragments
     (the PTX ISA m16n8k16 layout, the same as for f16: by ldmatrix from the
-    shared tiles, by per-lane loads where a launch reads global memory),
-    as i32 registers of two bf16 and issues `nvvm.mma.sync` with bf16 multiplicands
+    shared tiles), as i32 registers of two bf16 and issues `nvvm.mma.sync` with bf16 multiplicands
     and f32 accumulators (PTX
     `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`).
 
