@@ -37,7 +37,10 @@ summation gives the same f32 result) and C (OUT) is compared with numpy's;
 an element of OUT never written counts as a difference. Or IN (any shape)
 and a 0-d OUT of a full reduction, after `amp-gpu-scalar-kernels`, with
 `--reduction sum|prod|max|min|or|and|xor`: OUT must be its first value combined
-with every element of IN.
+with every element of IN; or IN and OUT of a partial reduction, after
+`amp-gpu-reduction-kernels`, with `--reduction` and `--reduce-dims D,...`
+(the dimensions of IN folded; OUT has the others, in order): each element
+of OUT must be its first value combined with its slice of IN.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
 threads, <mma> mma.sync per warp, max |C - numpy| = <value>` (or OUT) per
 function
@@ -52,6 +55,7 @@ so control flow must be uniform (it is in these kernels: a loop whose bounds
 differ between threads is an error).
 
 Usage: simt_emulator.py IN.mlir [--func NAME ...] [--seed N]
+       [--reduction KIND [--reduce-dims D,...]]
 """
 import argparse
 import itertools
@@ -450,9 +454,11 @@ class Emulator:
         return [np.full((1,) + shape, fill, dtype=numpy_type(elem))]
 
     def op_affine_apply(self, op, env):
-        return [np.asarray(eval_affine(op.prop("map"),
+        value = np.asarray(eval_affine(op.prop("map"),
                                        [self.get(env, o) for o in op.operands]),
-                           dtype=np.int64)]
+                           dtype=np.int64)
+        # A map without operands is a constant: one row, as arith.constant.
+        return [value.reshape(1) if value.ndim == 0 else value]
 
     def binary(fn):
         def handler(self, op, env):
@@ -891,8 +897,29 @@ def small_integers(rng, shape, elem, low, high):
     return rng.integers(low, high, size=shape).astype(numpy_type(elem))
 
 
-def reduction_inputs(rng, kind, shape, elem, out_elem):
-    """IN and OUT's first value for a full reduction of `kind`, chosen so
+def reduced_axes(spec, shape, out_shape):
+    """The axes of IN (shape) that a reduction to OUT (out_shape) folds:
+    `spec` ("0,2"), or every axis for a 0-d OUT. OUT must be IN's shape
+    without them, in order."""
+    if spec is None:
+        if out_shape != ():
+            raise EmulationError("a reduction to a non-0-d OUT needs --reduce-dims")
+        return tuple(range(len(shape)))
+    try:
+        axes = tuple(sorted({int(a) for a in spec.split(",")}))
+    except ValueError:
+        raise EmulationError(f"--reduce-dims {spec!r} is not a list of dimensions")
+    if not axes or axes[0] < 0 or axes[-1] >= len(shape):
+        raise EmulationError(f"--reduce-dims {spec!r} does not fit IN's rank {len(shape)}")
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    if kept != tuple(out_shape):
+        raise EmulationError(f"OUT {out_shape} is not IN {shape} without dimensions "
+                             f"{list(axes)}")
+    return axes
+
+
+def reduction_inputs(rng, kind, shape, elem, out_elem, out_shape=()):
+    """IN and OUT's first values for a reduction of `kind`, chosen so
     that a wrong starting value or an element folded twice or never changes
     the result: no zeros; max over negative values from a negative start
     and min over positive ones (a start of 0 would show); products of +-1
@@ -914,7 +941,7 @@ def reduction_inputs(rng, kind, shape, elem, out_elem):
             return magnitude
         return magnitude * rng.choice([-1, 1], size=size)
     x = np.asarray(draw(shape)).astype(numpy_type(elem))
-    out = np.asarray(draw(())).astype(numpy_type(out_elem))
+    out = np.asarray(draw(out_shape)).astype(numpy_type(out_elem))
     return x, out
 
 
@@ -924,8 +951,11 @@ def main():
     ap.add_argument("--func", action="append", help="function(s) to run (default: all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reduction", choices=["sum", "prod", "max", "min", "or", "and", "xor"],
-                    help="what a full reduction (IN, 0-d OUT) computes: OUT is "
-                         "combined with all of IN")
+                    help="what a reduction (IN, OUT) computes: OUT is combined "
+                         "with IN folded over --reduce-dims (all of it for a 0-d OUT)")
+    ap.add_argument("--reduce-dims", metavar="D,D,...",
+                    help="the dimensions of IN a reduction folds (OUT has the others, "
+                         "in order)")
     args = ap.parse_args()
     try:
         with open(args.input, encoding="utf-8") as f:
@@ -955,18 +985,20 @@ def main():
                 raise EmulationError("expected the arguments A, B, C of a matmul "
                                      "or IN, OUT of a transpose")
             shapes = [parse_shaped(t) for t in types]
-            if len(types) == 2 and shapes[1][0] == ():
+            if len(types) == 2 and (args.reduction or shapes[1][0] == ()):
                 if not args.reduction:
                     raise EmulationError("a full reduction (IN, 0-d OUT) needs "
                                          "--reduction")
-                (shape, ei), (_, eo) = shapes
-                x, out = reduction_inputs(rng, args.reduction, shape, ei, eo)
+                (shape, ei), (out_shape, eo) = shapes
+                axes = reduced_axes(args.reduce_dims, shape, out_shape)
+                x, out = reduction_inputs(rng, args.reduction, shape, ei, eo,
+                                          out_shape)
                 combine = {"sum": np.add, "prod": np.multiply, "max": np.maximum,
                            "min": np.minimum, "or": np.bitwise_or,
                            "and": np.bitwise_and, "xor": np.bitwise_xor}[args.reduction]
                 exact = np.float64 if ei in FLOAT_TYPES else np.int64
                 expected = combine(out.astype(exact),
-                                   combine.reduce(x.astype(exact), axis=None))
+                                   combine.reduce(x.astype(exact), axis=axes))
                 emulator = Emulator(ei)
                 emulator.run_function(func, [x, out])
                 c = out

@@ -121,7 +121,8 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   if (failed(addPassList(
           pm,
           "func.func(amp-gpu-copies-to-linalg,amp-gpu-parallel-dims-outer,"
-          "amp-gpu-scalar-kernels,amp-gpu-tiled-transpose,"
+          "amp-gpu-scalar-kernels,amp-gpu-reduction-kernels,"
+          "amp-gpu-tiled-transpose,"
           "convert-linalg-to-parallel-loops,"
           "amp-gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
           "canonicalize,cse",

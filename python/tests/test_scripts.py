@@ -234,3 +234,46 @@ func.func @sum(%a: memref<3000xf32>, %o: memref<f32>) {
     r = run(emulator, str(kernels))
     assert r.returncode == 1 and "a full reduction (IN, 0-d OUT) needs --reduction" in r.stderr
 
+
+
+def test_simt_emulator_checks_partial_reduction_kernels(tmp_path):
+    # The column kernels of amp-gpu-reduction-kernels through the emulator
+    # (test/Dialect/Amp/Transforms/gpu-reduction-kernels-emulated.mlir):
+    # right, then without the barrier between the partial results' stores
+    # and row 0's loads, with a wrong start value, with the threads past the
+    # last output element let in, and with bad --reduce-dims.
+    kernels = tmp_path / "bias.mlir"
+    subprocess.run([amp_opt_binary(), "-", "--pass-pipeline=builtin.module(func.func("
+                    "amp-gpu-reduction-kernels))", "--mlir-print-op-generic", "-o", str(kernels)],
+                   input="""
+func.func @bias(%dy: memref<300x70xf32>, %db: memref<70xf32>) {
+  linalg.reduce ins(%dy : memref<300x70xf32>) outs(%db : memref<70xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return
+}""", text=True, check=True)
+    emulator = os.path.join(ROOT, "utils", "simt_emulator.py")
+    r = run(emulator, str(kernels), "--reduction", "sum", "--reduce-dims", "0")
+    assert r.returncode == 0 and r.stdout.endswith("max |OUT - numpy| = 0\n"), r.stderr
+    text = kernels.read_text()
+    mutants = {
+        "no barrier": (text.replace('"gpu.barrier"() : () -> ()', ""),
+                       "reads shared memory that thread 32 wrote with no barrier"),
+        "start 1.0": (text.replace("-0.000000e+00 : f32", "1.000000e+00 : f32"),
+                      "max |OUT - numpy| = 32"),
+        "ule": (text.replace("<{predicate = 6 : i64}>", "<{predicate = 7 : i64}>"),
+                "index 70 out of bounds"),
+    }
+    for name, (mutant, message) in mutants.items():
+        assert mutant != text, name
+        path = tmp_path / "mutant.mlir"
+        path.write_text(mutant)
+        r = run(emulator, str(path), "--reduction", "sum", "--reduce-dims", "0")
+        assert r.returncode == 1 and message in r.stdout + r.stderr, (name, r.stdout, r.stderr)
+    for dims, message in [(None, "needs --reduce-dims"), ("1", "is not IN (300, 70) without"),
+                          ("2", "does not fit IN's rank 2"), ("x", "is not a list")]:
+        extra = ["--reduce-dims", dims] if dims else []
+        r = run(emulator, str(kernels), "--reduction", "sum", *extra)
+        assert r.returncode == 1 and message in r.stderr, (dims, r.stderr)

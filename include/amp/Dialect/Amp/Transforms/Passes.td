@@ -338,6 +338,61 @@ def AmpGpuCopiesToLinalg : Pass<"amp-gpu-copies-to-linalg", "func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def AmpGpuReductionKernels : Pass<"amp-gpu-reduction-kernels", "func::FuncOp"> {
+  let summary = "Partial reductions (row sums, bias gradients, per-row inf/NaN flags) as GPU kernels that split each output element's reduction across threads";
+  let description = [{
+    `convert-linalg-to-parallel-loops` makes a reduction with parallel
+    dimensions one thread per output element, with the reduction a serial
+    loop that loads and stores the output element at every step: a training
+    step's bias gradients (sum over a batch of 1024 or 2048 rows: 4096
+    threads in 16 blocks), the per-row inf/NaN flags of loss scaling (4096
+    threads, each reading a 4096-element row with a 16 KiB stride between
+    threads) and a layer norm's row statistics use a few SMs of a GPU, one
+    dependent memory round trip per element.
+
+    Every linalg op on buffers outside GPU code and parallel loops with
+    parallel and reduction dimensions, one output indexed by the parallel
+    dimensions (each once), and one combiner op with a neutral element
+    (`matchReduction`: add, mul, min/max, and, or, xor, ...) becomes a
+    `gpu.launch`; each thread folds its share in a register from the
+    neutral element (-0.0 for a float sum), in one of two forms:
+    - rows, where the unit-stride dimension of the largest input is a
+      reduction dimension, the reduction has more than 32 elements (or a
+      dynamic size) and the combiner has a `gpu.all_reduce` form on its
+      type (f32, f64, i32, i64; and, or, xor on i1): one block per output
+      element of 64 to 256 threads (the reduction's size rounded up to a
+      power of two); thread t folds the elements t, t + blockDim, ...
+      (consecutive threads, consecutive addresses), `gpu.all_reduce`
+      combines the block and thread 0 combines that with the output's
+      value;
+    - columns, otherwise: blocks of 32 x TY threads; threadIdx.x walks 32
+      consecutive output elements (consecutive addresses where the unit
+      stride dimension is a parallel one, as in a bias gradient), and
+      threadIdx.y splits each element's reduction TY ways (TY a power of
+      two up to 32, doubled while the grid has fewer than 65536 threads and
+      each thread folds at least 8 elements); the TY partial results meet
+      in a TY x 32 shared buffer and thread row 0 combines them, in order,
+      with the output's value.
+    The summation order differs from the serial loop's, as in any parallel
+    reduction.
+
+    Ops where a memref input does not vary along some parallel dimension
+    (matmuls, convolutions: the operand is reused across output elements)
+    are not reductions in this sense and are left alone without a remark.
+    These stay on the parallel-loop path with a remark saying why: an op
+    inside device code or a parallel loop, a stack-buffer operand, a call
+    in the body, a loop of static size 0, more than one output, an output
+    not indexed by the parallel dimensions each once, an input on the
+    output's buffer (threads would read elements others already wrote),
+    and a body without a single combiner op or one without a neutral
+    element. Full reductions (no parallel dimension) are
+    `amp-gpu-scalar-kernels`' work.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
   let summary = "Run linalg ops without parallel dimensions (full reductions, 0-d arithmetic) as GPU kernels";
   let description = [{

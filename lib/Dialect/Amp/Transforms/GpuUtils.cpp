@@ -1,0 +1,182 @@
+//===- GpuUtils.cpp - shared pieces of the GPU passes ---------------------===//
+
+#include "GpuUtils.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+Value mlir::amp::rootBuffer(Value memref) {
+  return memref::skipViewLikeOps(cast<MemrefValue>(memref));
+}
+
+std::optional<std::string> mlir::amp::whyNoKernel(linalg::LinalgOp op) {
+  if (op->getParentOfType<gpu::LaunchOp>() ||
+      op->getParentOfType<gpu::GPUFuncOp>())
+    return "inside device code";
+  if (isInParallelLoop(op))
+    return "inside a parallel loop";
+  for (Value operand : op->getOperands())
+    if (isa<MemRefType>(operand.getType()) &&
+        rootBuffer(operand).getDefiningOp<memref::AllocaOp>())
+      return "a stack buffer operand";
+  if (op.getBlock()
+          ->walk([](CallOpInterface) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return "a call in its body";
+  if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return "an empty loop";
+  return std::nullopt;
+}
+
+SmallVector<Value> mlir::amp::applyMap(OpBuilder &b, Location loc,
+                                       AffineMap map, ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+      indices.push_back(arith::ConstantIndexOp::create(b, loc, c.getValue()));
+      continue;
+    }
+    if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+      indices.push_back(ivs[d.getPosition()]);
+      continue;
+    }
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+  }
+  return indices;
+}
+
+SmallVector<Value> mlir::amp::inlineBody(OpBuilder &b, Location loc,
+                                         linalg::LinalgOp op, ValueRange ivs,
+                                         IRMapping &mapping) {
+  Block *body = op.getBlock();
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (mapping.contains(arg))
+      continue;
+    Value value = operand.get();
+    if (isa<MemRefType>(value.getType()))
+      value = memref::LoadOp::create(
+          b, loc, value,
+          applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs));
+    mapping.map(arg, value);
+  }
+  for (Operation &inner : body->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  return llvm::map_to_vector(body->getTerminator()->getOperands(),
+                             [&](Value v) { return mapping.lookup(v); });
+}
+
+/// The gpu.all_reduce operation of a combiner op, if it has one.
+static std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
+  using K = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+      .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+      .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+      .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+      .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+      .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+      .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+      .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+      .Case<arith::AndIOp>([](auto) { return K::AND; })
+      .Case<arith::OrIOp>([](auto) { return K::OR; })
+      .Case<arith::XOrIOp>([](auto) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+FailureOr<ReductionCombiner>
+mlir::amp::matchReductionCombiner(linalg::LinalgOp op, std::string &why) {
+  if (op.getNumDpsInits() != 1) {
+    why = "more than one output";
+    return failure();
+  }
+  SmallVector<Operation *> combiners;
+  Value reduced = matchReduction(op.getRegionOutputArgs(), 0, combiners);
+  if (!reduced || combiners.size() != 1) {
+    why = "no single combiner op";
+    return failure();
+  }
+  ReductionCombiner result;
+  result.op = combiners.front();
+  result.out = op.getRegionOutputArgs().front();
+  result.type = reduced.getType();
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(result.op);
+  if (!neutral || result.op->getNumOperands() != 2 ||
+      result.op->getNumResults() != 1 ||
+      !llvm::is_contained(result.op->getOperands(), result.out)) {
+    why = ("combiner '" + result.op->getName().getStringRef() +
+           "' has no neutral element")
+              .str();
+    return failure();
+  }
+  result.neutral = *neutral;
+  if (auto addf = dyn_cast<arith::AddFOp>(result.op);
+      addf &&
+      !arith::bitEnumContainsAll(addf.getFastmath(), arith::FastMathFlags::nsz))
+    result.neutral = FloatAttr::get(result.type, -0.0);
+
+  Type type = result.type;
+  std::optional<gpu::AllReduceOperation> kind = allReduceKind(result.op);
+  using K = gpu::AllReduceOperation;
+  if (kind && (type.isF32() || type.isF64() || type.isInteger(32) ||
+               type.isInteger(64) ||
+               (type.isInteger(1) &&
+                llvm::is_contained({K::AND, K::OR, K::XOR}, *kind))))
+    result.allReduce = kind;
+  return result;
+}
+
+Value ReductionCombiner::combine(OpBuilder &b, Value acc, Value value) const {
+  IRMapping mapping;
+  for (Value operand : op->getOperands())
+    mapping.map(operand, operand == out ? acc : value);
+  return b.clone(*op, mapping)->getResult(0);
+}
+
+Value ReductionCombiner::allReduceInBlock(OpBuilder &b, Location loc,
+                                          Value value) const {
+  assert(allReduce && "no gpu.all_reduce form");
+  // Sub-word integers go through i32 (the shuffles move 32-bit values).
+  bool isBool = type.isInteger(1);
+  if (isBool)
+    value = arith::ExtUIOp::create(b, loc, b.getI32Type(), value);
+  Value all = gpu::AllReduceOp::create(
+      b, loc, value,
+      gpu::AllReduceOperationAttr::get(b.getContext(), *allReduce),
+      b.getUnitAttr());
+  if (isBool)
+    all = arith::TruncIOp::create(b, loc, type, all);
+  return all;
+}
+
+SmallVector<Value> mlir::amp::loopSizes(OpBuilder &b, Location loc,
+                                        linalg::LinalgOp op) {
+  return llvm::map_to_vector(op.createLoopRanges(b, loc), [&](Range r) {
+    return getValueOrCreateConstantIndexOp(b, loc, r.size);
+  });
+}
+
+Value mlir::amp::product(OpBuilder &b, Location loc, ValueRange values) {
+  if (values.empty())
+    return arith::ConstantIndexOp::create(b, loc, 1);
+  Value total = values.front();
+  for (Value v : values.drop_front())
+    total = b.createOrFold<arith::MulIOp>(loc, total, v);
+  return total;
+}
