@@ -30,7 +30,9 @@ threads active; memory ops act for active threads only, and a barrier or
 
 Input: a function in generic MLIR form (`amp-opt --mlir-print-op-generic`)
 whose arguments are A (m x k), B (k x n) and C (m x n) memrefs of a matmul
-`C += A * B`, after `--amp-gpu-tensor-core-contractions`; or IN (r x c) and
+`C += A * B`, after `--amp-gpu-tensor-core-contractions` (or b x m x k,
+b x k x n and b x m x n of a batched matmul, whose kernels view each batch
+element's matrices through `memref.reinterpret_cast`); or IN (r x c) and
 OUT (c x r) of a transpose, after `--amp-gpu-tiled-transpose`. The function
 is run on small integers (exact in f16, bf16 and f32, so every order of
 summation gives the same f32 result) and C (OUT) is compared with numpy's;
@@ -364,6 +366,43 @@ class Memory:
         self.array.reshape(-1)[f] = v
 
 
+class View:
+    """A memref.reinterpret_cast of global memory: `shape` elements with
+    `strides`, from a per-thread element offset into `base` (a Memory).
+    Accesses go to the base, with its race checks; an index must be within
+    the view's shape and the element within the base."""
+
+    shared = False
+
+    def __init__(self, base, offset, shape, strides):
+        self.base, self.offset = base, offset
+        self.shape, self.strides = tuple(shape), tuple(strides)
+        self.array = base.array
+
+    def flat_addresses(self, full, emulator):
+        flat = self.offset[:, None] + sum(i * s for i, s in zip(full, self.strides))
+        flat = np.where(emulator.active[:, None], flat, 0)
+        bad = (flat < 0) | (flat >= self.base.array.size)
+        if np.any(bad):
+            raise EmulationError(f"element {int(flat[bad][0])} of a view is outside "
+                                 f"its buffer of {self.base.array.size}")
+        return flat
+
+    def check_alignment(self, op, flat, alignment):
+        self.base.check_alignment(op, flat, alignment)
+
+    def load(self, op, emulator, flat):
+        return self.base.load(op, emulator, flat)
+
+    def store(self, op, emulator, flat, value):
+        self.base.store(op, emulator, flat, value)
+
+
+def static_list(op, key):
+    return [int(v) for v in re.search(r"array<i64:?([^>]*)>", op.prop(key))
+            .group(1).split(",") if v.strip()]
+
+
 class Emulator:
     def __init__(self, operand_type):
         self.mma_count = 0
@@ -387,7 +426,7 @@ class Emulator:
         if name not in env:
             raise EmulationError(f"use of undefined value {name}")
         v = env[name]
-        if isinstance(v, (Memory, tuple)):
+        if isinstance(v, (Memory, View, tuple)):
             return v
         # Values from outside a launch are uniform: one row for all threads.
         if v.shape[0] != self.threads:
@@ -679,7 +718,7 @@ class Emulator:
     # Memory.
     def memory(self, env, name):
         mem = env[name]
-        if not isinstance(mem, Memory):
+        if not isinstance(mem, (Memory, View)):
             raise EmulationError(f"{name} is not a memref")
         return mem
 
@@ -703,6 +742,27 @@ class Emulator:
         # Inactive threads' indices may be anything: element 0 stands in.
         full = [np.where(self.active[:, None], i, 0) for i in full]
         return mem.flat_addresses(full, self)
+
+    DYNAMIC = -9223372036854775808
+
+    def op_memref_reinterpret_cast(self, op, env):
+        """A strided view of a global buffer (operands: source, then the
+        dynamic offset, sizes and strides in order)."""
+        base = self.memory(env, op.operands[0])
+        if not isinstance(base, Memory) or base.shared:
+            raise EmulationError("memref.reinterpret_cast: of global buffers only")
+        dynamic = iter(op.operands[1:])
+        def resolve(values):
+            return [self.get(env, next(dynamic)) if v == self.DYNAMIC
+                    else np.full(self.threads, v) for v in values]
+        offset, = resolve(static_list(op, "static_offsets"))
+        sizes = resolve(static_list(op, "static_sizes"))
+        strides = resolve(static_list(op, "static_strides"))
+        if any(np.any(v != v[0]) for v in sizes + strides):
+            raise EmulationError("memref.reinterpret_cast: sizes and strides that "
+                                 "differ between threads are not emulated")
+        return [View(base, np.asarray(offset, dtype=np.int64),
+                     [int(v[0]) for v in sizes], [int(v[0]) for v in strides])]
 
     def op_memref_load(self, op, env):
         mem = self.memory(env, op.operands[0])
@@ -1002,8 +1062,20 @@ def main():
                 emulator = Emulator(ei)
                 emulator.run_function(func, [x, out])
                 c = out
+            elif len(types) == 3 and all(len(shape) == 3 and 0 not in shape
+                                         for shape, _ in shapes):
+                ((nb, m, k), ea), ((nb2, k2, n), eb), ((nb3, m2, n2), ec) = shapes
+                if (nb, m, k, n) != (nb2, m2, k2, n2) or nb != nb3:
+                    raise EmulationError(f"shapes {types} are not a batched matmul's")
+                a = small_integers(rng, (nb, m, k), ea, -3, 4)
+                b = small_integers(rng, (nb, k, n), eb, -3, 4)
+                c = small_integers(rng, (nb, m, n), ec, -8, 9)
+                expected = a.astype(np.float64) @ b.astype(np.float64) + c
+                emulator = Emulator(ea)
+                emulator.run_function(func, [a, b, c])
             elif any(len(shape) != 2 or 0 in shape for shape, _ in shapes):
-                raise EmulationError(f"arguments {types} are not non-empty matrices")
+                raise EmulationError(f"arguments {types} are not non-empty matrices "
+                                     "(or 3-D batches of them)")
             elif len(types) == 2:
                 ((r, c_), ei), ((c2, r2), eo) = shapes
                 if (r, c_) != (r2, c2) or ei != eo:

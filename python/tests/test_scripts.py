@@ -277,3 +277,31 @@ func.func @bias(%dy: memref<300x70xf32>, %db: memref<70xf32>) {
         extra = ["--reduce-dims", dims] if dims else []
         r = run(emulator, str(kernels), "--reduction", "sum", *extra)
         assert r.returncode == 1 and message in r.stderr, (dims, r.stderr)
+
+
+def test_simt_emulator_checks_batched_views(tmp_path):
+    # A batched matmul's kernel (amp-gpu-tensor-core-contractions) views each
+    # batch element's matrices through memref.reinterpret_cast: right, then
+    # with A's batch stride wrong (other batch elements' rows are read) and
+    # with C's past its buffer.
+    kernels = tmp_path / "bmm.mlir"
+    subprocess.run([amp_opt_binary(), "-", "--amp-gpu-tensor-core-contractions",
+                    "--mlir-print-op-generic", "-o", str(kernels)], input="""
+func.func @bmm(%a: memref<3x32x48xf16>, %b: memref<3x48x16xf16>, %c: memref<3x32x16xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x32x48xf16>, memref<3x48x16xf16>)
+                      outs(%c : memref<3x32x16xf32>)
+  return
+}""", text=True, check=True)
+    emulator = os.path.join(ROOT, "utils", "simt_emulator.py")
+    r = run(emulator, str(kernels))
+    assert r.returncode == 0 and r.stdout.endswith("max |C - numpy| = 0\n"), r.stderr
+    text = kernels.read_text()
+    for stride, wrong, message in [(1536, 1024, "max |C - numpy| = "),
+                                   (512, 1024, "of a view is outside its buffer of 1536")]:
+        old = f"affine_map<()[s0] -> (s0 * {stride})>"
+        assert text.count(old) == 1, old
+        path = tmp_path / "wrong.mlir"
+        path.write_text(text.replace(old, f"affine_map<()[s0] -> (s0 * {wrong})>"))
+        r = run(emulator, str(path))
+        assert r.returncode == 1 and message in r.stdout + r.stderr, (r.stdout, r.stderr)
+        assert "max |C - numpy| = 0\n" not in r.stdout

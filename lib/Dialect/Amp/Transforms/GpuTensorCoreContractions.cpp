@@ -70,20 +70,45 @@ constexpr StringLiteral kMarker = "amp.tensor_core";
 /// stageInSharedMemory and prefetchTileCopies).
 constexpr StringLiteral kTileCopy = "amp.tile_copy";
 
+/// Marks the block loop of a batched matmul between the two parts of its
+/// schedule.
+constexpr StringLiteral kBlocksMarker = "amp.tensor_core_blocks";
+
 /// The schedule of one matmul, with @BM@ x @BN@ the block tile, @WM@ x @WN@
 /// the warp tile, @BK@ the k step and @TX@ x @TY@ the threads of a block (32
 /// per warp along x): tiled to blocks, then to warps, then k, and
 /// vectorized. The pass stages the k step's A and B tiles in shared memory
 /// and unrolls each warp's @WM@ x @WN@ x @BK@ contraction to m16n8k16
 /// pieces afterwards.
-constexpr StringLiteral kSchedule = R"mlir(
-module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+///
+/// A matmul's schedule is kTileToBlocks then kTileToWarps. A batched
+/// matmul's is in two parts: kTileBatchToBlocks (a block per batch element
+/// along z), then the pass makes each block's unit-batch matmul a 2-D
+/// linalg.matmul on views of its batch element's matrices, then
+/// kFindBlocks and kTileToWarps.
+constexpr StringLiteral kTileToBlocks = R"mlir(
     %mm = transform.structured.match ops{["linalg.matmul"]} attributes{amp.tensor_core} in %root
         : (!transform.any_op) -> !transform.any_op
     %tiled, %blocks = transform.structured.tile_using_forall %mm tile_sizes [@BM@, @BN@]
         (mapping = [#gpu.block<y>, #gpu.block<x>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)mlir";
+constexpr StringLiteral kTileBatchToBlocks = R"mlir(
+    %bmm = transform.structured.match ops{["linalg.batch_matmul"]} attributes{amp.tensor_core} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %tiled, %blocks = transform.structured.tile_using_forall %bmm tile_sizes [1, @BM@, @BN@]
+        (mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %blocks "amp.tensor_core_blocks" : !transform.any_op
+    transform.yield
+)mlir";
+constexpr StringLiteral kFindBlocks = R"mlir(
+    %tiled = transform.structured.match ops{["linalg.matmul"]} attributes{amp.tensor_core} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %blocks = transform.structured.match ops{["scf.forall"]} attributes{amp.tensor_core_blocks} in %root
+        : (!transform.any_op) -> !transform.any_op
+)mlir";
+constexpr StringLiteral kTileToWarps = R"mlir(
     %warp, %warps = transform.structured.tile_using_forall %tiled tile_sizes [@WM@, @WN@]
         (mapping = [#gpu.warp<y>, #gpu.warp<x>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -104,8 +129,6 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     transform.yield
-  }
-}
 )mlir";
 
 /// How one matmul is spread over the GPU: the output tile of a block and of
@@ -129,13 +152,14 @@ struct TileConfig {
 /// register reuse for parallelism (H100/H200: 132 SMs, 4 warps each).
 constexpr int64_t kMinWarps = 528;
 
-/// The tiles of an m x n x k matmul (m, n, k multiples of 16, 8, 16): each warp
+/// The tiles of an m x n x k matmul (m, n, k multiples of 16, 8, 16; `batch`
+/// of them in a batched matmul): each warp
 /// takes the largest tile up to 64 x 64 that divides the output, which reuses
 /// every loaded A fragment for warpN / 8 and every B fragment for warpM / 16
 /// mma.syncs, shrunk while the matmul would have fewer than kMinWarps warps;
 /// blocks group up to 2 x 2 such warps where the output divides; k steps of
 /// 32 where k divides (16 otherwise).
-TileConfig chooseTiles(int64_t m, int64_t n, int64_t k) {
+TileConfig chooseTiles(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
   auto largestDividing = [](int64_t size, int64_t largest, int64_t smallest) {
     int64_t tile = largest;
     while (tile > smallest && size % tile)
@@ -144,7 +168,8 @@ TileConfig chooseTiles(int64_t m, int64_t n, int64_t k) {
   };
   int64_t warpM = largestDividing(m, 64, 16);
   int64_t warpN = largestDividing(n, 64, 8);
-  while ((m / warpM) * (n / warpN) < kMinWarps && (warpM > 16 || warpN > 8)) {
+  while (batch * (m / warpM) * (n / warpN) < kMinWarps &&
+         (warpM > 16 || warpN > 8)) {
     // Halve the longer side, counted in mma tiles (16 rows, 8 columns).
     bool halveM = warpN == 8 || (warpM > 16 && warpM >= 2 * warpN);
     (halveM ? warpM : warpN) /= 2;
@@ -154,9 +179,16 @@ TileConfig chooseTiles(int64_t m, int64_t n, int64_t k) {
   return {blockM, blockN, warpM, warpN, k % 32 ? 16 : 32};
 }
 
-/// The schedule text for `config`.
-std::string scheduleFor(const TileConfig &config) {
-  std::string text = kSchedule.str();
+/// The schedule text of `pieces` (a transform module whose entry point runs
+/// them in order) for `config`.
+std::string scheduleFor(const TileConfig &config,
+                        ArrayRef<StringLiteral> pieces) {
+  std::string text = "module attributes {transform.with_named_sequence} {\n"
+                     "  transform.named_sequence @__transform_main(%root: "
+                     "!transform.any_op {transform.readonly}) {";
+  for (StringLiteral piece : pieces)
+    text += piece.str();
+  text += "  }\n}\n";
   auto substitute = [&](StringRef key, int64_t value) {
     std::string v = std::to_string(value);
     for (size_t at = text.find(key); at != std::string::npos;
@@ -254,6 +286,69 @@ struct TileCopy {
                     cols,   width,   rows * cols / (threads * width)};
   }
 };
+
+/// Between the two parts of a batched matmul's schedule: the block loop
+/// (marked kBlocksMarker) holds a linalg.batch_matmul of one batch element
+/// on subviews [b, i, j] [1, rows, cols] of the 3-D operands. It becomes a
+/// linalg.matmul (marked for kFindBlocks) on the same tiles as 2-D views:
+/// each operand's batch element b as a matrix (memref.reinterpret_cast at
+/// offset b * rows * cols, identity layouts) and the tile a subview of it.
+/// Fold-memref-alias patterns fold the tiles' subviews into the transfers
+/// later, down to the matrix views, so that the k step's reads stay 2-D and
+/// plain (see isPlainMemRefTransfer).
+LogicalResult unbatchBlockMatmul(ModuleOp module) {
+  SmallVector<linalg::BatchMatmulOp> tiles;
+  module.walk([&](scf::ForallOp blocks) {
+    if (blocks->hasAttr(kBlocksMarker))
+      blocks.walk([&](linalg::BatchMatmulOp op) { tiles.push_back(op); });
+  });
+  if (tiles.size() != 1)
+    return module.emitError("amp-gpu-tensor-core-contractions: expected one "
+                            "batched matmul tile in the block loop, found ")
+           << tiles.size();
+  linalg::BatchMatmulOp tile = tiles.front();
+  IRRewriter rewriter(module.getContext());
+  rewriter.setInsertionPoint(tile);
+  Location loc = tile.getLoc();
+  AffineExpr d0 = rewriter.getAffineDimExpr(0);
+  SmallVector<Value> views;
+  for (Value operand : tile->getOperands()) {
+    auto subview = operand.getDefiningOp<memref::SubViewOp>();
+    auto whole =
+        subview ? dyn_cast<MemRefType>(subview.getSourceType()) : MemRefType();
+    if (!whole || whole.getRank() != 3 || !whole.getLayout().isIdentity() ||
+        !whole.hasStaticShape() || !subview.hasUnitStride() ||
+        subview.getStaticSizes()[0] != 1)
+      return tile.emitError("amp-gpu-tensor-core-contractions: a batched "
+                            "matmul tile not on a unit-batch subview of an "
+                            "identity-layout buffer");
+    int64_t rows = whole.getDimSize(1), cols = whole.getDimSize(2);
+    SmallVector<OpFoldResult> offsets = subview.getMixedOffsets();
+    OpFoldResult start = affine::makeComposedFoldedAffineApply(
+        rewriter, loc, d0 * (rows * cols), {offsets[0]});
+    Value matrix = memref::ReinterpretCastOp::create(
+        rewriter, loc,
+        MemRefType::get({rows, cols}, whole.getElementType(),
+                        StridedLayoutAttr::get(rewriter.getContext(),
+                                               ShapedType::kDynamic,
+                                               {cols, 1})),
+        subview.getSource(), start,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(rows),
+                               rewriter.getIndexAttr(cols)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(cols),
+                               rewriter.getIndexAttr(1)});
+    SmallVector<OpFoldResult> sizes = subview.getMixedSizes();
+    views.push_back(memref::SubViewOp::create(
+        rewriter, loc, matrix, ArrayRef(offsets).drop_front(),
+        ArrayRef(sizes).drop_front(),
+        SmallVector<OpFoldResult>(2, rewriter.getIndexAttr(1))));
+  }
+  auto matmul = linalg::MatmulOp::create(
+      rewriter, loc, ValueRange{views[0], views[1]}, ValueRange{views[2]});
+  matmul->setAttr(kMarker, rewriter.getUnitAttr());
+  rewriter.eraseOp(tile);
+  return success();
+}
 
 /// Stages the A and B tiles of each k step of a tensor-core launch in shared
 /// memory: the block's threads copy the blockM x blockK tile of A and the
@@ -378,8 +473,15 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   int64_t chunksA = copyA->chunks;
 
   if (loops.empty()) {
-    // After the ids above.
-    rewriter.setInsertionPointAfterValue(thread);
+    // After the ids above, and after the operands' views (a batched
+    // matmul's matrices) where the launch defines them.
+    Operation *after = thread.getDefiningOp();
+    for (const TileCopy *copy : {&*copyA, &*copyB})
+      if (Operation *def = copy->global.getDefiningOp();
+          def && def->getBlock() == after->getBlock() &&
+          after->isBeforeInBlock(def))
+        after = def;
+    rewriter.setInsertionPointAfter(after);
   } else {
     rewriter.setInsertionPointToStart(step);
     // No thread overwrites the tiles while another still reads the last k
@@ -755,72 +857,97 @@ struct AmpGpuTensorCoreContractionsPass
     return success();
   }
 
+  /// The tiles of `op` where it is a linalg.matmul or linalg.batch_matmul
+  /// this pass runs on tensor cores: f16 or bf16 operands, f32 result, in
+  /// host code, row-major, static identity layouts, sizes multiples of the
+  /// 16x8x16 mma tile, an sm_80+ chip. Otherwise nothing, with a remark
+  /// saying why (a warning on a chip without mma.sync m16n8k16) where the
+  /// element types would fit.
+  std::optional<TileConfig> eligible(linalg::LinalgOp mm) {
+    bool batched = isa<linalg::BatchMatmulOp>(mm);
+    if ((!batched && !isa<linalg::MatmulOp>(mm)) ||
+        !mm.hasPureBufferSemantics())
+      return std::nullopt;
+    auto a = dyn_cast<MemRefType>(mm.getDpsInputs()[0].getType());
+    auto b = dyn_cast<MemRefType>(mm.getDpsInputs()[1].getType());
+    auto c = dyn_cast<MemRefType>(mm.getDpsInits()[0].getType());
+    if (!a || !b || !c || !isLowPrecision(a.getElementType()) ||
+        a.getElementType() != b.getElementType() || !c.getElementType().isF32())
+      return std::nullopt;
+    // Host code only: a matmul already inside device code or a parallel
+    // loop (whose body becomes device code) cannot get a launch of its
+    // own.
+    if (isInDeviceCodeOrParallelLoop(mm)) {
+      mm.emitRemark("amp-gpu-tensor-core-contractions: inside device code "
+                    "or a parallel loop; SIMT fallback");
+      return std::nullopt;
+    }
+    // Plain row-major A[m, k] * B[k, n] only (no transposed or broadcast
+    // operands), per batch element.
+    int64_t rank = batched ? 3 : 2;
+    SmallVector<AffineMap> defaultMaps =
+        batched ? linalg::BatchMatmulOp::getDefaultIndexingMaps(&getContext())
+                : linalg::MatmulOp::getDefaultIndexingMaps(&getContext());
+    if (a.getRank() != rank || b.getRank() != rank || c.getRank() != rank ||
+        mm.getIndexingMapsArray() != defaultMaps) {
+      mm.emitRemark("amp-gpu-tensor-core-contractions: transposed or "
+                    "broadcast operands; SIMT fallback");
+      return std::nullopt;
+    }
+    // mma.sync m16n8k16 (f16 and bf16) is an sm_80 instruction.
+    if (*capability < 80) {
+      mm.emitWarning("amp-gpu-tensor-core-contractions: ")
+          << chip
+          << " has no mma.sync m16n8k16 (sm_80+); this contraction runs "
+             "as SIMT code with f32 accumulation";
+      return std::nullopt;
+    }
+    if (!a.hasStaticShape() || !b.hasStaticShape() || !c.hasStaticShape() ||
+        !a.getLayout().isIdentity() || !b.getLayout().isIdentity() ||
+        !c.getLayout().isIdentity()) {
+      mm.emitRemark("amp-gpu-tensor-core-contractions: dynamic shape or "
+                    "strided layout; SIMT fallback");
+      return std::nullopt;
+    }
+    int64_t batch = batched ? c.getDimSize(0) : 1;
+    int64_t m = c.getDimSize(rank - 2), n = c.getDimSize(rank - 1),
+            k = a.getDimSize(rank - 1);
+    if (batch == 0 || m == 0 || n == 0 || k == 0) {
+      InFlightDiagnostic remark =
+          mm.emitRemark("amp-gpu-tensor-core-contractions: ");
+      if (batched)
+        remark << batch << "x";
+      remark << m << "x" << n << "x" << k << " is empty; SIMT fallback";
+      return std::nullopt;
+    }
+    if (m % 16 || n % 8 || k % 16) {
+      mm.emitRemark("amp-gpu-tensor-core-contractions: ")
+          << m << "x" << n << "x" << k
+          << " is not a multiple of the 16x8x16 mma tile; SIMT fallback";
+      return std::nullopt;
+    }
+    TileConfig config = chooseTiles(m, n, k, batch);
+    // gridDim.y (m / blockM) and gridDim.z (the batch) are at most 65535.
+    if (m / config.blockM > 65535) {
+      mm.emitRemark("amp-gpu-tensor-core-contractions: ")
+          << m << " rows exceed the grid (65535 blocks of " << config.blockM
+          << "); SIMT fallback";
+      return std::nullopt;
+    }
+    if (batch > 65535) {
+      mm.emitRemark("amp-gpu-tensor-core-contractions: a batch of ")
+          << batch << " exceeds the grid (65535 blocks); SIMT fallback";
+      return std::nullopt;
+    }
+    return config;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<linalg::MatmulOp, TileConfig>> matmuls;
-    module.walk([&](linalg::MatmulOp mm) {
-      if (!mm.hasPureBufferSemantics())
-        return;
-      auto a = dyn_cast<MemRefType>(mm.getDpsInputs()[0].getType());
-      auto b = dyn_cast<MemRefType>(mm.getDpsInputs()[1].getType());
-      auto c = dyn_cast<MemRefType>(mm.getDpsInits()[0].getType());
-      if (!a || !b || !c || !isLowPrecision(a.getElementType()) ||
-          a.getElementType() != b.getElementType() ||
-          !c.getElementType().isF32())
-        return;
-      // Host code only: a matmul already inside device code or a parallel
-      // loop (whose body becomes device code) cannot get a launch of its
-      // own.
-      if (isInDeviceCodeOrParallelLoop(mm)) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: inside device code "
-                      "or a parallel loop; SIMT fallback");
-        return;
-      }
-      // Plain row-major A[m, k] * B[k, n] only (no transposed or
-      // broadcast operands).
-      if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2 ||
-          mm.getIndexingMapsArray() !=
-              linalg::MatmulOp::getDefaultIndexingMaps(mm.getContext())) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: transposed or "
-                      "broadcast operands; SIMT fallback");
-        return;
-      }
-      // mma.sync m16n8k16 (f16 and bf16) is an sm_80 instruction.
-      if (*capability < 80) {
-        mm.emitWarning("amp-gpu-tensor-core-contractions: ")
-            << chip
-            << " has no mma.sync m16n8k16 (sm_80+); this contraction runs "
-               "as SIMT code with f32 accumulation";
-        return;
-      }
-      if (!a.hasStaticShape() || !b.hasStaticShape() || !c.hasStaticShape() ||
-          !a.getLayout().isIdentity() || !b.getLayout().isIdentity() ||
-          !c.getLayout().isIdentity()) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: dynamic shape or "
-                      "strided layout; SIMT fallback");
-        return;
-      }
-      int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-      if (m == 0 || n == 0 || k == 0) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: ")
-            << m << "x" << n << "x" << k << " is empty; SIMT fallback";
-        return;
-      }
-      if (m % 16 || n % 8 || k % 16) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: ")
-            << m << "x" << n << "x" << k
-            << " is not a multiple of the 16x8x16 mma tile; SIMT fallback";
-        return;
-      }
-      TileConfig config = chooseTiles(m, n, k);
-      // gridDim.y (m / blockM) is at most 65535.
-      if (m / config.blockM > 65535) {
-        mm.emitRemark("amp-gpu-tensor-core-contractions: ")
-            << m << " rows exceed the grid (65535 blocks of " << config.blockM
-            << "); SIMT fallback";
-        return;
-      }
-      matmuls.push_back({mm, config});
+    SmallVector<std::pair<linalg::LinalgOp, TileConfig>> matmuls;
+    module.walk([&](linalg::LinalgOp op) {
+      if (std::optional<TileConfig> config = eligible(op))
+        matmuls.push_back({op, *config});
     });
     if (matmuls.empty())
       return;
@@ -832,23 +959,45 @@ struct AmpGpuTensorCoreContractionsPass
 
     // One matmul at a time, each with the schedule of its tiles (parsed
     // once per distinct tiling).
-    std::map<TileConfig, OwningOpRef<ModuleOp>> schedules;
-    llvm::MapVector<gpu::LaunchOp, TileConfig> launches;
-    for (auto [mm, config] : matmuls) {
-      OwningOpRef<ModuleOp> &schedule = schedules[config];
+    std::map<std::tuple<TileConfig, bool, int>, OwningOpRef<ModuleOp>>
+        schedules;
+    // The entry point of a schedule made of `pieces`, parsed once per
+    // tiling, kind and part.
+    auto scheduleOf = [&](const TileConfig &config, bool batched, int part,
+                          ArrayRef<StringLiteral> pieces)
+        -> std::pair<transform::NamedSequenceOp, ModuleOp> {
+      OwningOpRef<ModuleOp> &schedule = schedules[{config, batched, part}];
       if (!schedule) {
         ParserConfig parserConfig(&getContext());
-        schedule = parseSourceString<ModuleOp>(
-            scheduleFor(config), parserConfig, "amp-tensor-core-schedule");
+        schedule = parseSourceString<ModuleOp>(scheduleFor(config, pieces),
+                                               parserConfig,
+                                               "amp-tensor-core-schedule");
         if (!schedule)
-          return signalPassFailure();
+          return {};
       }
-      auto entry = schedule->lookupSymbol<transform::NamedSequenceOp>(
-          "__transform_main");
+      return {schedule->lookupSymbol<transform::NamedSequenceOp>(
+                  "__transform_main"),
+              *schedule};
+    };
+    auto apply = [&](std::pair<transform::NamedSequenceOp, ModuleOp> s) {
+      return success(
+          s.first &&
+          succeeded(transform::applyTransformNamedSequence(
+              module, s.first, s.second, transform::TransformOptions())));
+    };
+    llvm::MapVector<gpu::LaunchOp, TileConfig> launches;
+    for (auto [mm, config] : matmuls) {
       mm->setAttr(kMarker, UnitAttr::get(&getContext()));
-      if (failed(transform::applyTransformNamedSequence(
-              module, entry, *schedule, transform::TransformOptions())))
+      if (isa<linalg::BatchMatmulOp>(mm)) {
+        if (failed(apply(scheduleOf(config, true, 0, {kTileBatchToBlocks}))) ||
+            failed(unbatchBlockMatmul(module)) ||
+            failed(apply(
+                scheduleOf(config, true, 1, {kFindBlocks, kTileToWarps}))))
+          return signalPassFailure();
+      } else if (failed(apply(scheduleOf(config, false, 0,
+                                         {kTileToBlocks, kTileToWarps})))) {
         return signalPassFailure();
+      }
       module.walk([&, config = config](gpu::LaunchOp launch) {
         if (!earlierLaunches.contains(launch) && !launches.contains(launch))
           launches.insert({launch, config});
@@ -937,6 +1086,76 @@ struct AmpGpuTensorCoreContractionsPass
     }
   }
 
+  /// The accumulator pairs upstream's hoisting leaves because their memref
+  /// is a view (a batched matmul's C matrix, a memref.reinterpret_cast of
+  /// its batch element defined before the k loop): a transfer_read and a
+  /// later transfer_write in the loop's body of the same view, indices and
+  /// vector type, all defined outside the loop, where everything else in
+  /// the loop that uses the view is a transfer of provably disjoint
+  /// elements (as upstream's hoisting requires). The read moves before the
+  /// loop, its value is carried, and the write moves after it. Each pair is its
+  /// own warp's part of the tile, as in the loop.
+  static void hoistAccumulatorsOfViews(RewriterBase &rewriter,
+                                       scf::ForOp loop) {
+    auto outside = [&](Value v) { return loop.isDefinedOutsideOfLoop(v); };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
+        Value base = read.getBase();
+        if (!base.getDefiningOp<ViewLikeOpInterface>() || !outside(base) ||
+            read.getMask() || !outside(read.getPadding()) ||
+            !llvm::all_of(read.getIndices(), outside))
+          continue;
+        // The loop's uses of the view: this read, one write of the same
+        // elements, and transfers of elements disjoint from them.
+        vector::TransferWriteOp write;
+        bool others = false;
+        for (Operation *user : base.getUsers()) {
+          if (user == read || !loop->isAncestor(user))
+            continue;
+          auto transfer = dyn_cast<VectorTransferOpInterface>(user);
+          auto userWrite = dyn_cast<vector::TransferWriteOp>(user);
+          if (userWrite && !write &&
+              userWrite.getIndices() == read.getIndices())
+            write = userWrite;
+          else if (!transfer ||
+                   !vector::isDisjointTransferSet(
+                       cast<VectorTransferOpInterface>(read.getOperation()),
+                       transfer, /*testDynamicValueUsingBounds=*/true))
+            others = true;
+        }
+        if (others || !write || write->getBlock() != loop.getBody() ||
+            !read->isBeforeInBlock(write) || write.getMask() ||
+            write.getIndices() != read.getIndices() ||
+            write.getVectorType() != read.getVectorType() ||
+            write.getPermutationMap() != read.getPermutationMap() ||
+            write.getInBounds() != read.getInBounds())
+          continue;
+        rewriter.moveOpBefore(read, loop);
+        Value carried = write.getVector();
+        FailureOr<LoopLikeOpInterface> hoisted =
+            cast<LoopLikeOpInterface>(loop.getOperation())
+                .replaceWithAdditionalYields(
+                    rewriter, read.getResult(),
+                    /*replaceInitOperandUsesInLoop=*/true,
+                    [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                      return SmallVector<Value>{carried};
+                    });
+        if (failed(hoisted))
+          return;
+        loop = cast<scf::ForOp>(hoisted->getOperation());
+        rewriter.setInsertionPointAfter(loop);
+        vector::TransferWriteOp::create(
+            rewriter, write.getLoc(), loop.getResults().back(), base,
+            write.getIndices(), write.getPermutationMapAttr(),
+            write.getInBoundsAttr());
+        rewriter.eraseOp(write);
+        changed = true;
+        break;
+      }
+    }
+  }
+
   /// Moves the accumulator tile of each k loop in `launch` out of the loop:
   /// read once before it, carried in registers, written once after it.
   /// Equal indices are merged first, so that upstream's hoisting sees one
@@ -949,6 +1168,10 @@ struct AmpGpuTensorCoreContractionsPass
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, launch);
     linalg::hoistRedundantVectorTransfers(launch);
+    SmallVector<scf::ForOp> loops;
+    launch.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      hoistAccumulatorsOfViews(rewriter, loop);
     // The only writes in a k loop are the accumulator's.
     bool refused = false;
     launch.walk([&](scf::ForOp loop) {

@@ -292,3 +292,56 @@ func.func @earlier_launch(%a: memref<32x32xbf16>, %b: memref<32x8xbf16>, %c: mem
   }
   return
 }
+
+// -----
+
+// A batched matmul (attention's scores and values): one block per batch
+// element along z and tile along y and x; the block's matmul reads its
+// batch element's matrices through memref.reinterpret_cast views (offset
+// b * rows * cols), and its accumulator stays in registers across the k
+// loop (the view's read before it, its write after it).
+// CHECK-LABEL: func @batched
+// CHECK-SAME: (%[[A:.*]]: memref<8x64x128xf16>, %[[B:.*]]: memref<8x128x32xf16>, %[[C:.*]]: memref<8x64x32xf32>)
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, {{.*}} = %[[C8]])
+// CHECK:   %[[Z:.*]] = gpu.block_id z
+// CHECK:   %[[OA:.*]] = affine.apply #{{.*}}()[%[[Z]]]
+// CHECK:   %[[VA:.*]] = memref.reinterpret_cast %[[A]] to offset: [%[[OA]]], sizes: [64, 128], strides: [128, 1]
+// CHECK:   %[[VB:.*]] = memref.reinterpret_cast %[[B]] to offset: [%{{.*}}], sizes: [128, 32], strides: [32, 1]
+// CHECK:   %[[VC:.*]] = memref.reinterpret_cast %[[C]] to offset: [%{{.*}}], sizes: [64, 32], strides: [32, 1]
+// CHECK:   vector.load %[[VC]]
+// CHECK:   scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>
+// CHECK:     vector.load %[[VA]]
+// CHECK:     vector.load %[[VB]]
+// CHECK:     nvgpu.ldmatrix
+// CHECK:     nvgpu.mma.sync
+// CHECK-NOT: vector.store {{.*}}%[[VC]]
+// CHECK:     scf.yield
+// CHECK:   vector.store {{.*}}, %[[VC]]
+func.func @batched(%a: memref<8x64x128xf16>, %b: memref<8x128x32xf16>, %c: memref<8x64x32xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<8x64x128xf16>, memref<8x128x32xf16>) outs(%c : memref<8x64x32xf32>)
+  return
+}
+
+// -----
+
+// Batched matmuls the tensor-core path does not take, each with the
+// reason: more batch elements than gridDim.z holds, a transposed operand,
+// an empty batch.
+// CHECK-LABEL: func @batched_fallbacks
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-3: linalg.batch_matmul
+func.func @batched_fallbacks(%a: memref<70000x16x16xf16>, %b: memref<70000x16x8xf16>, %c: memref<70000x16x8xf32>,
+                             %d: memref<2x16x16xf16>, %e: memref<2x8x16xf16>, %f: memref<2x16x8xf32>,
+                             %g: memref<0x16x16xf16>, %h: memref<0x16x8xf16>, %i: memref<0x16x8xf32>) {
+  // expected-remark @below {{amp-gpu-tensor-core-contractions: a batch of 70000 exceeds the grid (65535 blocks); SIMT fallback}}
+  linalg.batch_matmul ins(%a, %b : memref<70000x16x16xf16>, memref<70000x16x8xf16>) outs(%c : memref<70000x16x8xf32>)
+  // expected-remark @below {{amp-gpu-tensor-core-contractions: transposed or broadcast operands; SIMT fallback}}
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>,
+                                       affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>,
+                                       affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+    ins(%d, %e : memref<2x16x16xf16>, memref<2x8x16xf16>) outs(%f : memref<2x16x8xf32>)
+  // expected-remark @below {{amp-gpu-tensor-core-contractions: 0x16x8x16 is empty; SIMT fallback}}
+  linalg.batch_matmul ins(%g, %h : memref<0x16x16xf16>, memref<0x16x8xf16>) outs(%i : memref<0x16x8xf32>)
+  return
+}

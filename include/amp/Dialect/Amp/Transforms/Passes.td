@@ -227,7 +227,7 @@ def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
 }
 
 def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "ModuleOp"> {
-  let summary = "Map f16/bf16 -> f32 matmuls on buffers to tensor-core code (mma.sync m16n8k16)";
+  let summary = "Map f16/bf16 -> f32 matmuls and batched matmuls on buffers to tensor-core code (mma.sync m16n8k16)";
   let description = [{
     Every `linalg.matmul` on static, identity-layout buffers with f16 x f16
     or bf16 x bf16 inputs and an f32 output (what `amp-fp32-accumulation`
@@ -244,6 +244,16 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     them and a B fragment a column. The schedule is a transform-dialect
     script run by the interpreter (upstream's `rewrite_matmul_as_mma_sync`
     rejects mixed f16 -> f32 matmuls).
+
+    Batched matmuls (`linalg.batch_matmul`, attention's q k^T and p v per
+    head) with the same element types, row-major 3-D buffers and at most
+    65535 batch elements: one block per batch element along gridDim.z and
+    output tile along y and x, with the tiles chosen as for a matmul (the
+    528 warps counted over the whole batch). Between tiling to blocks and
+    tiling to warps, each block's unit-batch matmul becomes a 2-D
+    `linalg.matmul` on its batch element's matrices, viewed by
+    `memref.reinterpret_cast` at offset b x rows x cols; the rest is the
+    matmul's schedule.
 
     Shared memory: in each k step the block's threads copy the block's A
     and B tiles from global memory (coalesced, up to 16 bytes per copy,
@@ -281,13 +291,16 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     has a view anywhere (a subview, cast or reshape: e.g. an autocast
     matmul whose result is sliced) or another access in the loop; the
     accumulator is then read and written in every k step, and a remark
-    says so.
+    says so. A batched matmul's accumulator is a view (its batch element
+    of C), which upstream never hoists: the pass hoists those pairs itself,
+    where nothing else in the k loop uses the view but transfers of
+    provably disjoint elements.
 
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
     with a remark saying why (shape, dynamic sizes, layout, an empty
-    dimension, or a place that is already device code or the body of a
-    parallel loop: `gpu.launch`, `gpu.func`, `scf.parallel`,
-    `scf.forall`). On a chip
+    dimension, more than 65535 batch elements, or a place that is already
+    device code or the body of a parallel loop: `gpu.launch`, `gpu.func`,
+    `scf.parallel`, `scf.forall`). On a chip
     below sm_80, which has no m16n8k16 mma.sync, every such matmul stays
     and gets a warning. Error: a `chip` that is not `sm_<NN>[a|f]`
     (default sm_90; `amp-cuda-pipeline` accepts a narrower list, the chips
