@@ -102,11 +102,8 @@ std::optional<std::string> whyNotKernel(linalg::LinalgOp op,
       outDims != split.parallel)
     return "the output is not indexed by the parallel dimensions, each once";
   // The threads read the inputs while others write outputs.
-  Value outRoot = rootBuffer(init.get());
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (isa<MemRefType>(input->get().getType()) &&
-        rootBuffer(input->get()) == outRoot)
-      return "an input on the output's buffer";
+  if (mayReadOutputBuffer(op))
+    return "an input on the output's buffer";
   return std::nullopt;
 }
 

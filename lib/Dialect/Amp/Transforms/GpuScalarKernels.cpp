@@ -131,11 +131,8 @@ struct AmpGpuScalarKernelsPass
     OpOperand &init = op.getDpsInitsMutable()[0];
     // The threads read the inputs while thread 0 writes the output at the
     // end: an input on the output's buffer would be read stale.
-    Value outRoot = rootBuffer(init.get());
-    for (OpOperand *input : op.getDpsInputOperands())
-      if (isa<MemRefType>(input->get().getType()) &&
-          rootBuffer(input->get()) == outRoot)
-        return fail("an input on the output's buffer");
+    if (mayReadOutputBuffer(op))
+      return fail("an input on the output's buffer");
 
     // The iteration space, linearized: thread t folds t, t + 1024, ...
     SmallVector<Value> sizes = loopSizes(b, loc, op);

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -17,15 +18,72 @@ Value mlir::amp::rootBuffer(Value memref) {
   return memref::skipViewLikeOps(cast<MemrefValue>(memref));
 }
 
+/// The buffers `memref` may be a view of: through view-like ops,
+/// memref.transpose and both values of an arith.select; any other value is
+/// a buffer of its own (an argument, an allocation, a global, a call's
+/// result).
+static SmallVector<Value> possibleBuffers(Value memref) {
+  SmallVector<Value> buffers, worklist{memref};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (auto view = dyn_cast_or_null<ViewLikeOpInterface>(def))
+      worklist.push_back(view.getViewSource());
+    else if (auto transpose = dyn_cast_or_null<memref::TransposeOp>(def))
+      worklist.push_back(transpose.getIn());
+    else if (auto select = dyn_cast_or_null<arith::SelectOp>(def))
+      worklist.append({select.getTrueValue(), select.getFalseValue()});
+    else
+      buffers.push_back(v);
+  }
+  return buffers;
+}
+
+/// The memrefs `op` reads: its memref inputs, and memrefs defined outside
+/// it that its body uses.
+static SmallVector<Value> readMemrefs(linalg::LinalgOp op) {
+  SmallVector<Value> memrefs;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()))
+      memrefs.push_back(input->get());
+  op.getBlock()->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (isa<BaseMemRefType>(v.getType()) &&
+          !op->isAncestor(v.getParentRegion()->getParentOp()))
+        memrefs.push_back(v);
+  });
+  return memrefs;
+}
+
+bool mlir::amp::mayReadOutputBuffer(linalg::LinalgOp op) {
+  SmallVector<Value> outputs;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (isa<MemRefType>(init.get().getType()))
+      llvm::append_range(outputs, possibleBuffers(init.get()));
+  for (Value read : readMemrefs(op))
+    for (Value buffer : possibleBuffers(read))
+      if (llvm::is_contained(outputs, buffer))
+        return true;
+  return false;
+}
+
 std::optional<std::string> mlir::amp::whyNoKernel(linalg::LinalgOp op) {
   if (op->getParentOfType<gpu::LaunchOp>() ||
       op->getParentOfType<gpu::GPUFuncOp>())
     return "inside device code";
   if (isInParallelLoop(op))
     return "inside a parallel loop";
-  for (Value operand : op->getOperands())
-    if (isa<MemRefType>(operand.getType()) &&
-        rootBuffer(operand).getDefiningOp<memref::AllocaOp>())
+  SmallVector<Value> memrefs = readMemrefs(op);
+  for (OpOperand &init : op.getDpsInitsMutable())
+    memrefs.push_back(init.get());
+  for (Value memref : memrefs)
+    if (isa<MemRefType>(memref.getType()) &&
+        llvm::any_of(possibleBuffers(memref), [](Value buffer) {
+          return buffer.getDefiningOp<memref::AllocaOp>();
+        }))
       return "a stack buffer operand";
   if (op.getBlock()
           ->walk([](CallOpInterface) { return WalkResult::interrupt(); })
@@ -110,6 +168,11 @@ mlir::amp::matchReductionCombiner(linalg::LinalgOp op, std::string &why) {
   Value reduced = matchReduction(op.getRegionOutputArgs(), 0, combiners);
   if (!reduced || combiners.size() != 1) {
     why = "no single combiner op";
+    return failure();
+  }
+  if (!reduced.getType().isIntOrIndexOrFloat()) {
+    why = "a reduction of " + llvm::formatv("{0}", reduced.getType()).str() +
+          " elements (scalars only)";
     return failure();
   }
   ReductionCombiner result;

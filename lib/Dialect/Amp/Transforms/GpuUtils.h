@@ -41,11 +41,18 @@ inline bool isInDeviceCodeOrParallelLoop(Operation *op) {
 /// The buffer a memref value is a view of (through view-like ops).
 Value rootBuffer(Value memref);
 
+/// Whether the linalg op on buffers `op` may read its output's buffer: an
+/// input, or a memref its body uses, that may be a view of it (through
+/// view-like ops, `memref.transpose` and `arith.select`). A kernel whose
+/// threads read while others write the output would read stale elements.
+bool mayReadOutputBuffer(linalg::LinalgOp op);
+
 /// Why the linalg op on buffers `op` cannot become a kernel of its own
 /// (called from host code), or nothing: it is inside device code or a
 /// parallel loop, reads or writes a stack buffer (kernels cannot reach
-/// `memref.alloca`), calls a function in its body (host functions cannot
-/// run in a kernel), or has a loop of static size 0.
+/// `memref.alloca`; operands and memrefs its body uses), calls a function in
+/// its body (host functions cannot run in a kernel), or has a loop of static
+/// size 0.
 std::optional<std::string> whyNoKernel(linalg::LinalgOp op);
 
 /// The indices `map` gives for the loop indices `ivs` (affine.apply; a

@@ -241,6 +241,75 @@ func.func @in_place(%x: memref<8x64xf32>) {
   return
 }
 
+// An input that may be the output's buffer through a transpose, or a
+// select, and a body that loads from the output's buffer itself.
+func.func @in_place_transposed(%x: memref<64x64xf32>) {
+  %t = memref.transpose %x (i, j) -> (j, i) : memref<64x64xf32> to memref<64x64xf32, strided<[1, 64]>>
+  %col = memref.subview %x[0, 0] [64, 1] [1, 1] : memref<64x64xf32> to memref<64xf32, strided<[64]>>
+  // expected-remark @below {{amp-gpu-reduction-kernels: this reduction stays on the parallel-loop path (an input on the output's buffer)}}
+  linalg.reduce ins(%t : memref<64x64xf32, strided<[1, 64]>>) outs(%col : memref<64xf32, strided<[64]>>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return
+}
+
+func.func @selected_output(%x: memref<8x64xf32>, %y: memref<8x64xf32>, %p: i1) {
+  %in = arith.select %p, %x, %y : memref<8x64xf32>
+  %col = memref.subview %y[0, 0] [8, 1] [1, 1] : memref<8x64xf32> to memref<8xf32, strided<[64]>>
+  // expected-remark @below {{amp-gpu-reduction-kernels: this reduction stays on the parallel-loop path (an input on the output's buffer)}}
+  linalg.reduce ins(%in : memref<8x64xf32>) outs(%col : memref<8xf32, strided<[64]>>) dimensions = [1]
+    (%v: f32, %acc: f32) {
+      %a = arith.addf %v, %acc : f32
+      linalg.yield %a : f32
+    }
+  return
+}
+
+func.func @body_reads_output(%x: memref<8x64xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-remark @below {{amp-gpu-reduction-kernels: this reduction stays on the parallel-loop path (an input on the output's buffer)}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x64xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %first = memref.load %out[%c0] : memref<8xf32>
+    %m = arith.mulf %v, %first : f32
+    %a = arith.addf %acc, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// A body that reads a stack buffer (kernels cannot reach it).
+func.func @body_reads_stack(%x: memref<8x64xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %s = memref.alloca() : memref<1xf32>
+  // expected-remark @below {{amp-gpu-reduction-kernels: this reduction stays on the parallel-loop path (a stack buffer operand)}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x64xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %w = memref.load %s[%c0] : memref<1xf32>
+    %m = arith.mulf %v, %w : f32
+    %a = arith.addf %acc, %m : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// Vector elements: no neutral element constant of the pass's kind.
+func.func @vector_elements(%x: memref<8x64xvector<4xf32>>, %out: memref<8xvector<4xf32>>) {
+  // expected-remark @below {{amp-gpu-reduction-kernels: this reduction stays on the parallel-loop path (a reduction of vector<4xf32> elements (scalars only))}}
+  linalg.reduce ins(%x : memref<8x64xvector<4xf32>>) outs(%out : memref<8xvector<4xf32>>) dimensions = [1]
+    (%in: vector<4xf32>, %acc: vector<4xf32>) {
+      %a = arith.addf %in, %acc : vector<4xf32>
+      linalg.yield %a : vector<4xf32>
+    }
+  return
+}
+
 func.func @two_combiners(%x: memref<8x64xf32>, %out: memref<8xf32>) {
   %two = arith.constant 2.0 : f32
   // expected-remark @below {{amp-gpu-reduction-kernels: this reduction stays on the parallel-loop path (no single combiner op)}}

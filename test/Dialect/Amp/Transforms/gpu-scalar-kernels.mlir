@@ -212,3 +212,19 @@ func.func @untouched(%x: memref<8x4xf32>, %rows: memref<8xf32>, %t: tensor<8xf32
     }
   return %s : tensor<f32>
 }
+
+// -----
+
+// A full reduction of vector elements stays on the host.
+// CHECK-LABEL: func @vector_elements
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.reduce
+func.func @vector_elements(%x: memref<64xvector<4xf32>>, %out: memref<vector<4xf32>>) {
+  // expected-remark @below {{amp-gpu-scalar-kernels: this reduction to a scalar runs on the host (a reduction of vector<4xf32> elements (scalars only))}}
+  linalg.reduce ins(%x : memref<64xvector<4xf32>>) outs(%out : memref<vector<4xf32>>) dimensions = [0]
+    (%in: vector<4xf32>, %acc: vector<4xf32>) {
+      %a = arith.addf %in, %acc : vector<4xf32>
+      linalg.yield %a : vector<4xf32>
+    }
+  return
+}

@@ -395,10 +395,12 @@ def AmpGpuReductionKernels : Pass<"amp-gpu-reduction-kernels", "func::FuncOp"> {
     These stay on the parallel-loop path with a remark saying why: an op
     inside device code or a parallel loop, a stack-buffer operand, a call
     in the body, a loop of static size 0, more than one output, an output
-    not indexed by the parallel dimensions each once, an input on the
-    output's buffer (threads would read elements others already wrote),
-    and a body without a single combiner op or one without a neutral
-    element. Full reductions (no parallel dimension) are
+    not indexed by the parallel dimensions each once, an input or a memref
+    the body uses that may be the output's buffer (through views,
+    `memref.transpose` or `arith.select`: threads would read elements
+    others already wrote; a stack buffer the body uses counts as a stack
+    operand), a body without a single combiner op or one without a neutral
+    element, and elements that are not scalars (vectors). Full reductions (no parallel dimension) are
     `amp-gpu-scalar-kernels`' work.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
