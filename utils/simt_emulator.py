@@ -221,6 +221,35 @@ def numpy_type(elem):
     raise EmulationError(f"unsupported element type {elem}")
 
 
+def int_width(t):
+    """The bit width of the integer type `t` (or of a vector's elements):
+    64 for index."""
+    elem = parse_shaped(t)[1] if t.startswith("vector") else t
+    if elem == "index":
+        return 64
+    m = re.fullmatch(r"i(\d+)", elem)
+    if not m:
+        raise EmulationError(f"{t} is not an integer type")
+    return int(m.group(1))
+
+
+def wrap_integer(v, width):
+    """int64 values wrapped to `width` bits: two's complement, i1 as 0/1."""
+    v = np.asarray(v, dtype=np.int64)
+    if width >= 64:
+        return v
+    if width == 1:
+        return v & 1
+    half = np.int64(1) << (width - 1)
+    return ((v + half) & ((half << 1) - 1)) - half
+
+
+def unsigned(v, width):
+    """The unsigned value of `width`-bit integers held as int64."""
+    v = np.asarray(v, dtype=np.int64)
+    return v.astype(np.uint64) if width >= 64 else (v & ((1 << width) - 1)).astype(np.uint64)
+
+
 def eval_affine(map_text, operands):
     """affine_map<(d0, d1)[s0] -> (d0 + s0 floordiv 4)> applied to arrays."""
     m = re.match(r"affine_map<\((?P<dims>[^)]*)\)(?:\[(?P<syms>[^\]]*)\])?"
@@ -505,13 +534,22 @@ class Emulator:
             return [fn(a, b)]
         return handler
 
-    op_arith_addi = binary(lambda a, b: a + b)
-    op_arith_subi = binary(lambda a, b: a - b)
-    op_arith_muli = binary(lambda a, b: a * b)
-    op_arith_divui = binary(lambda a, b: a // b)
-    op_arith_remui = binary(lambda a, b: a % b)
-    op_arith_minui = binary(np.minimum)
-    op_arith_maxui = binary(np.maximum)
+    def integer(fn):
+        """An integer op on int64 rows, its result wrapped to the width of
+        its type (two's complement; i1 as 0 and 1)."""
+        def handler(self, op, env):
+            a, b = (self.get(env, o) for o in op.operands)
+            return [wrap_integer(fn(a, b, int_width(op.types()[1][0])),
+                                 int_width(op.types()[1][0]))]
+        return handler
+
+    op_arith_addi = integer(lambda a, b, w: a + b)
+    op_arith_subi = integer(lambda a, b, w: a - b)
+    op_arith_muli = integer(lambda a, b, w: a * b)
+    op_arith_divui = integer(lambda a, b, w: unsigned(a, w) // unsigned(b, w))
+    op_arith_remui = integer(lambda a, b, w: unsigned(a, w) % unsigned(b, w))
+    op_arith_minui = integer(lambda a, b, w: np.where(unsigned(a, w) <= unsigned(b, w), a, b))
+    op_arith_maxui = integer(lambda a, b, w: np.where(unsigned(a, w) >= unsigned(b, w), a, b))
     op_arith_addf = binary(lambda a, b: a + b)
     op_arith_mulf = binary(lambda a, b: a * b)
     op_arith_subf = binary(lambda a, b: a - b)
@@ -705,14 +743,25 @@ class Emulator:
         kind = re.search(r"all_reduce_op (\w+)", op.prop("op")).group(1)
         blocks, per_block = self.launches[-1]
         v = self.get(env, op.operands[0]).reshape(blocks, per_block)
+        result_type = op.types()[1][0]
+        width = None if result_type in FLOAT_TYPES else int_width(result_type)
+
+        def unsigned_pick(pick):
+            def reduce(x, axis):
+                keys = unsigned(x, width)
+                return np.take_along_axis(x, pick(keys, axis=axis)[:, None], axis=1)[:, 0]
+            return reduce
         reduce = {"add": np.sum, "mul": np.prod, "and": np.bitwise_and.reduce,
                   "or": np.bitwise_or.reduce, "xor": np.bitwise_xor.reduce,
-                  "minui": np.min, "minsi": np.min, "maxui": np.max, "maxsi": np.max,
+                  "minui": unsigned_pick(np.argmin), "minsi": np.min,
+                  "maxui": unsigned_pick(np.argmax), "maxsi": np.max,
                   "minnumf": np.nanmin, "maxnumf": np.nanmax, "minimumf": np.min,
                   "maximumf": np.max}.get(kind)
         if reduce is None:
             raise EmulationError(f"gpu.all_reduce: {kind} is not emulated")
         r = reduce(v, axis=1).astype(v.dtype)
+        if kind in ("add", "mul") and v.dtype == np.int64:
+            r = wrap_integer(r, width)
         return [np.repeat(r, per_block)]
 
     # Memory.
@@ -950,7 +999,7 @@ class Emulator:
         d = self.warp_mma(a, b, c).reshape(self.threads, 4)
         return [tuple(d[:, i] for i in range(4))]
 
-    del binary, dim_id
+    del binary, integer, dim_id
 
 
 def small_integers(rng, shape, elem, low, high):
@@ -1059,6 +1108,8 @@ def main():
                 exact = np.float64 if ei in FLOAT_TYPES else np.int64
                 expected = combine(out.astype(exact),
                                    combine.reduce(x.astype(exact), axis=axes))
+                if eo not in FLOAT_TYPES:  # integer sums and products wrap
+                    expected = wrap_integer(expected, int_width(eo))
                 emulator = Emulator(ei)
                 emulator.run_function(func, [x, out])
                 c = out

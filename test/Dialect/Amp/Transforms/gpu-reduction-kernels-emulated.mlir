@@ -16,6 +16,8 @@
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func middle_dim --reduction min --reduce-dims 1 | FileCheck %s --check-prefix=MIDDLE
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func row_or_i1 --func short_rows_or_i1 --reduction or --reduce-dims 1 | FileCheck %s --check-prefix=OR
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func column_xor_i32 --reduction xor --reduce-dims 0 | FileCheck %s --check-prefix=XOR
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func row_minui_i64 --reduction min --reduce-dims 1 | FileCheck %s --check-prefix=MINUI
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func column_maxui_i16 --reduction max --reduce-dims 0 | FileCheck %s --check-prefix=MAXUI
 // ROWS: row_sum: 1 launch(es), 64 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // ROWS: f16_rows: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // COLS: bias_gradient: 1 launch(es), 3 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
@@ -25,6 +27,8 @@
 // OR: row_or_i1: 1 launch(es), 40 blocks of 128 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // OR: short_rows_or_i1: 1 launch(es), 2 blocks of 64 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // XOR: column_xor_i32: 1 launch(es), 2 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// MINUI: row_minui_i64: 1 launch(es), 7 blocks of 64 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// MAXUI: column_maxui_i16: 1 launch(es), 1 blocks of 128 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 
 // Rows: 300 elements, 256 threads (44 of them fold two, the rest one).
 func.func @row_sum(%x: memref<64x300xf32>, %out: memref<64xf32>) {
@@ -119,6 +123,29 @@ func.func @column_xor_i32(%x: memref<513x40xi32>, %out: memref<40xi32>) {
     (%in: i32, %acc: i32) {
       %a = arith.xori %in, %acc : i32
       linalg.yield %a : i32
+    }
+  return
+}
+
+// Unsigned min from its neutral element, all ones (UINT64_MAX: -1 read
+// signed), through gpu.all_reduce minui; the inputs are positive, where
+// numpy's signed min agrees.
+func.func @row_minui_i64(%x: memref<7x50xi64>, %out: memref<7xi64>) {
+  linalg.reduce ins(%x : memref<7x50xi64>) outs(%out : memref<7xi64>) dimensions = [1]
+    (%in: i64, %acc: i64) {
+      %a = arith.minui %in, %acc : i64
+      linalg.yield %a : i64
+    }
+  return
+}
+
+// Unsigned max in columns, the partial results in shared memory (the
+// inputs are negative: the unsigned order among them is the signed one).
+func.func @column_maxui_i16(%x: memref<50x7xi16>, %out: memref<7xi16>) {
+  linalg.reduce ins(%x : memref<50x7xi16>) outs(%out : memref<7xi16>) dimensions = [0]
+    (%in: i16, %acc: i16) {
+      %a = arith.maxui %in, %acc : i16
+      linalg.yield %a : i16
     }
   return
 }
