@@ -8,6 +8,9 @@
   device-resident (managed) buffers it allocates itself, timed from Python.
 - An elementwise f32 -> f16 -> f32 cast kernel over 2^28 elements against a
   device-to-device copy (torch), GB/s.
+- f32 row sums (4096 x 4096 -> 4096) and column sums (1024 x 4096 -> 4096,
+  a bias gradient's shape) by amp-gpu-reduction-kernels against torch.sum,
+  GB/s read.
 - MLP and transformer-block training steps (amp_mlir.training, target cuda,
   weights and batch resident on the device, gemm=codegen and gemm=cublas):
   f16 AMP with loss scaling vs f32, steps/s; PyTorch eager AMP
@@ -85,6 +88,42 @@ func.func @bench() -> f32 {{
   return %v : f32
 }}
 """
+
+
+def reduce_module(rows, cols, dim, iters):
+    """@bench(): `iters` f32 sums of a rows x cols buffer over dimension
+    `dim` (1: row sums, amp-gpu-reduction-kernels' row form; 0: column sums,
+    a bias gradient's form), each added to the last (loop-carried), so only
+    the reduction kernels are timed."""
+    t = f"tensor<{rows}x{cols}xf32>"
+    o = f"tensor<{rows if dim == 1 else cols}xf32>"
+    return f"""
+func.func @bench() -> f32 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %iters = arith.constant {iters} : index
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %ex = tensor.empty() : {t}
+  %x = linalg.fill ins(%one : f32) outs(%ex : {t}) -> {t}
+  %eo = tensor.empty() : {o}
+  %init = linalg.fill ins(%zero : f32) outs(%eo : {o}) -> {o}
+  %r = scf.for %i = %c0 to %iters step %c1 iter_args(%acc = %init) -> ({o}) {{
+    %s = linalg.reduce ins(%x : {t}) outs(%acc : {o}) dimensions = [{dim}]
+      (%in: f32, %a: f32) {{
+        %v = arith.addf %in, %a : f32
+        linalg.yield %v : f32
+      }}
+    scf.yield %s : {o}
+  }}
+  %v = tensor.extract %r[%c0] : {o}
+  return %v : f32
+}}
+"""
+
+
+REDUCTIONS = [(4096, 4096, 1, "row sums 4096x4096 -> 4096"),
+              (1024, 4096, 0, "column sums 1024x4096 -> 4096")]
 
 
 def cublas_gemm_ex(n, dtype, iters):
@@ -179,6 +218,8 @@ def main():
                     ok &= check_ptx(gemm_module(n, dt, 2), f"amp-cuda-pipeline{{gemm={gemm}}}",
                                     f"GEMM {n}^3 {dt} gemm={gemm}")
         ok &= check_ptx(cast_module(1 << 20, 2), "amp-cuda-pipeline", "cast f32->f16->f32")
+        for rows, cols, dim, label in REDUCTIONS:
+            ok &= check_ptx(reduce_module(rows, cols, dim, 2), "amp-cuda-pipeline", label)
         for name, (make, batch, fin, classes) in models.items():
             for ac in (None, ("cuda", "f16")):
                 text = build_train_step(make(), batch, fin, classes, SGD(), autocast=ac,
@@ -263,6 +304,23 @@ def main():
         print(f"cast f32->f16->f32 over 2^28: ours {ours:.0f} GB/s, D2D copy {d2d:.0f} GB/s, "
               f"ratio {ours / d2d:.2f}")
     stage("cast kernel", cast_row)
+
+    def reduction_row(rows, cols, dim, label):
+        reps = 20
+        exe = amp.compile(reduce_module(rows, cols, dim, reps), pipeline="amp-cuda-pipeline")
+        ours = reps * rows * cols * 4 / timed(exe.bench) / 1e9
+        x = torch.ones((rows, cols), dtype=torch.float32, device="cuda")
+        out = torch.empty(rows if dim == 1 else cols, dtype=torch.float32, device="cuda")
+
+        def torch_sum():
+            for _ in range(reps):
+                torch.sum(x, dim=dim, out=out)
+            torch.cuda.synchronize()
+        theirs = reps * rows * cols * 4 / timed(torch_sum) / 1e9
+        print(f"{label}: ours {ours:.0f} GB/s read, torch.sum {theirs:.0f} GB/s, "
+              f"ratio {ours / theirs:.2f}")
+    for rows, cols, dim, label in REDUCTIONS:
+        stage(label, lambda: reduction_row(rows, cols, dim, label))
 
     # Ours: the runtime's allocations (mgpuMemAlloc, managed memory
     # included) during the timed steps; PyTorch: max_memory_allocated. Both
