@@ -345,3 +345,14 @@ func.func @batched_fallbacks(%a: memref<70000x16x16xf16>, %b: memref<70000x16x8x
   linalg.batch_matmul ins(%g, %h : memref<0x16x16xf16>, memref<0x16x8xf16>) outs(%i : memref<0x16x8xf32>)
   return
 }
+
+// -----
+
+// Buffers in a memory space: the batch element's views keep it.
+// CHECK-LABEL: func @batched_memory_space
+// CHECK: memref.reinterpret_cast {{.*}} : memref<2x32x32xf16, 1> to memref<32x32xf16, strided<[32, 1], offset: ?>, 1>
+// CHECK: mma.sync
+func.func @batched_memory_space(%a: memref<2x32x32xf16, 1>, %b: memref<2x32x16xf16, 1>, %c: memref<2x32x16xf32, 1>) {
+  linalg.batch_matmul ins(%a, %b : memref<2x32x32xf16, 1>, memref<2x32x16xf16, 1>) outs(%c : memref<2x32x16xf32, 1>)
+  return
+}
