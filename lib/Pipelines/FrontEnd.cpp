@@ -67,7 +67,10 @@ LogicalResult mlir::amp::addAmpBufferization(OpPassManager &pm,
                                              std::string &errorMessage) {
   // Loops may yield new tensors (autocast puts casts of loop-carried values
   // inside scf.for bodies): allow-return-allocs-from-loops.
+  // One fill per destination first (amp-duplicate-fills: no copies of a
+  // shared zero-filled buffer).
   return addPassList(pm,
+                     "func.func(amp-duplicate-fills),"
                      "one-shot-bufferize{bufferize-function-boundaries "
                      "function-boundary-type-conversion=identity-layout-map "
                      "allow-return-allocs-from-loops},"

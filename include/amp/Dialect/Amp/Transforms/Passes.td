@@ -206,6 +206,30 @@ def AmpKeepNarrowRounding : Pass<"amp-keep-narrow-rounding", "func::FuncOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AmpDuplicateFills : Pass<"amp-duplicate-fills", "func::FuncOp"> {
+  let summary = "Give each destination of a shared linalg.fill on tensors its own fill, so that bufferization does not copy the filled buffer";
+  let description = [{
+    CSE merges identical `linalg.fill`s of `tensor.empty`s: the zero a
+    training step's matmuls accumulate into becomes one tensor that five
+    matmuls take as their destination (`outs`). One-Shot Bufferize writes
+    only one of them in place; every other gets a new buffer and a copy of
+    the filled one (in the MLP step: four 1024 x 4096 f32 copies, 64 MiB of
+    reads and writes, each step, plus the same for the bias gradients'
+    zeroed sums).
+
+    Every `linalg.fill` on tensors that is the destination (DPS init) of
+    more than one op keeps its first such use; for every other, a copy of
+    the fill (and of its `tensor.empty` destination, so that each has its
+    own buffer) is made right before the user. Uses as inputs stay with
+    the original; a fill that has them gives a copy to every destination,
+    the first included (written in place, the original would be read after
+    it changed). Filling costs the writes a copy would have made, without
+    the copy's reads. Fills on buffers are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
   let summary = "Replace matmuls on buffers by calls to the CUDA runtime's cuBLAS GEMM";
   let description = [{

@@ -1,0 +1,90 @@
+// RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-duplicate-fills))" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --pass-pipeline="builtin.module(func.func(amp-duplicate-fills),one-shot-bufferize{bufferize-function-boundaries})" | FileCheck %s --check-prefix=BUF
+
+// One zero fill, the destination of three matmuls (as CSE leaves a training
+// step's): each matmul gets its own fill of its own tensor.empty, right
+// before it; after bufferization, three fills and no copy.
+// CHECK-LABEL: func @shared_zero
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK: %[[F0:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E0]] : tensor<8x8xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<4x8xf32>) outs(%[[F0]] : tensor<8x8xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E1]] : tensor<8x8xf32>)
+// CHECK: linalg.matmul {{.*}} outs(%[[F1]] : tensor<8x8xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E2]] : tensor<8x8xf32>)
+// CHECK: linalg.matmul {{.*}} outs(%[[F2]] : tensor<8x8xf32>)
+// BUF-LABEL: func @shared_zero
+// BUF-COUNT-3: linalg.fill
+// BUF-NOT: memref.copy
+// BUF: return
+func.func @shared_zero(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: tensor<4x8xf32>, %d: tensor<4x8xf32>)
+    -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m0 = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m1 = linalg.matmul ins(%a, %c : tensor<8x4xf32>, tensor<4x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m2 = linalg.matmul ins(%a, %d : tensor<8x4xf32>, tensor<4x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m0, %m1, %m2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// A fill that is also read as an input (by the linalg.add) stays for that
+// read, and both reductions get copies: written in place, it would be read
+// after it changed. A fill of a dynamic tensor.empty gets a clone of the
+// empty with the same size. No copy after bufferization.
+// CHECK-LABEL: func @input_and_dynamic
+// CHECK-SAME: (%[[N:[^:]*]]: index
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<?xf32>)
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<?x16xf32>) outs(%[[F1]] : tensor<?xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
+// CHECK: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<?xf32>)
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<?x16xf32>) outs(%[[F2]] : tensor<?xf32>)
+// CHECK: linalg.add ins(%[[F]], %{{.*}} : tensor<?xf32>, tensor<?xf32>)
+// CHECK-NOT: linalg.fill
+// BUF-LABEL: func @input_and_dynamic
+// BUF-NOT: memref.copy
+// BUF: return
+func.func @input_and_dynamic(%n: index, %x: tensor<?x16xf32>, %y: tensor<?x16xf32>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r0 = linalg.reduce ins(%x : tensor<?x16xf32>) outs(%f : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %r1 = linalg.reduce ins(%y : tensor<?x16xf32>) outs(%f : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %e2 = tensor.empty(%n) : tensor<?xf32>
+  %a = linalg.add ins(%f, %r0 : tensor<?xf32>, tensor<?xf32>) outs(%e2 : tensor<?xf32>) -> tensor<?xf32>
+  return %r0, %r1, %a : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A fill whose destination is not a tensor.empty (a function argument):
+// the copies fill the same destination tensor, as the original did.
+// CHECK-LABEL: func @argument_destination
+// CHECK-SAME: (%[[D:[^:]*]]: tensor<4xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[D]] : tensor<4xf32>)
+// CHECK: linalg.add
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[D]] : tensor<4xf32>)
+// CHECK: linalg.add
+func.func @argument_destination(%d: tensor<4xf32>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %one = arith.constant 1.0 : f32
+  %f = linalg.fill ins(%one : f32) outs(%d : tensor<4xf32>) -> tensor<4xf32>
+  %a = linalg.add ins(%x, %x : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4xf32>) -> tensor<4xf32>
+  %b = linalg.add ins(%x, %a : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
