@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Runs the tensor-core kernels of `amp-gpu-tensor-core-contractions` on the
-CPU, the lanes of every warp in lockstep, and checks the matmul they compute.
+"""Runs GPU kernels of amp-mlir's passes on the CPU, the lanes of every warp
+in lockstep, and checks what they compute against numpy: the tensor-core
+matmuls and batched matmuls of `amp-gpu-tensor-core-contractions`, the
+transposes of `amp-gpu-tiled-transpose`, and the reductions of
+`amp-gpu-scalar-kernels` and `amp-gpu-reduction-kernels`.
 
 No machine of the project's CI has a GPU, and the pass's index arithmetic
 (the tiling of blocks and warps, the shared-memory tiles and the copies into
@@ -45,19 +48,24 @@ with every element of IN; or IN and OUT of a partial reduction, after
 of OUT must be its first value combined with its slice of IN.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
 threads, <mma> mma.sync per warp, max |C - numpy| = <value>` (or OUT) per
-function
-and exits 1, with a one-line `simt_emulator:` message, when a value
-differs; on a race (above; in global memory, two threads writing one
+function, and exits 1 when a value differs (that printed maximum is not
+0). It also exits 1, with a one-line `simt_emulator:` message instead of
+the result, on a race (above; in global memory, two threads writing one
 element in a launch, or one reading what another wrote); on an access
 that is out of bounds or not aligned as it says (`alignment`; 16 bytes for
 an ldmatrix row, with 16-byte aligned bases); on an mma.sync told the
 wrong multiplicand type; on an op or form this emulator does not model;
-and on unreadable input. Lanes run in lockstep,
-so control flow must be uniform (it is in these kernels: a loop whose bounds
-differ between threads is an error).
+and on unreadable input.
 
-Usage: simt_emulator.py IN.mlir [--func NAME ...] [--seed N]
-       [--reduction KIND [--reduce-dims D,...]]
+It needs numpy: run it with the build's Python (`build/venv/bin/python`,
+as the lit tests do).
+
+Usage: build/venv/bin/python utils/simt_emulator.py IN.mlir [--func NAME ...]
+       [--seed N] [--reduction KIND [--reduce-dims D,...]]
+e.g.   build/bin/amp-opt k.mlir --pass-pipeline="builtin.module(func.func(
+         amp-gpu-reduction-kernels))" --mlir-print-op-generic -o k.gen.mlir
+       build/venv/bin/python utils/simt_emulator.py k.gen.mlir \
+         --reduction sum --reduce-dims 1
 """
 import argparse
 import itertools
@@ -158,7 +166,8 @@ def parse(lines, i=0):
             continue
         m = OP_RE.match(line)
         if not m:
-            raise EmulationError(f"cannot parse line {i + 1}: {line.strip()}")
+            raise EmulationError(f"cannot parse line {i + 1}: {line.strip()} (the input "
+                                 "must be generic MLIR: amp-opt --mlir-print-op-generic)")
         res = m.group("res")
         count = int(m.group("count") or 1)
         results = ([] if res is None else
@@ -477,7 +486,9 @@ class Emulator:
                 return [self.get(env, o) for o in op.operands]
             handler = getattr(self, "op_" + op.name.replace(".", "_"), None)
             if handler is None:
-                raise EmulationError(f"op '{op.name}' is not emulated")
+                hint = (" (run the pass that makes it a kernel first)"
+                        if op.name.startswith("linalg.") else "")
+                raise EmulationError(f"op '{op.name}' is not emulated{hint}")
             values = handler(op, env)
             if values is not None:
                 for name, value in zip(op.results, values):
@@ -1055,7 +1066,8 @@ def reduction_inputs(rng, kind, shape, elem, out_elem, out_shape=()):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("input")
     ap.add_argument("--func", action="append", help="function(s) to run (default: all)")
     ap.add_argument("--seed", type=int, default=0)
@@ -1124,9 +1136,14 @@ def main():
                 expected = a.astype(np.float64) @ b.astype(np.float64) + c
                 emulator = Emulator(ea)
                 emulator.run_function(func, [a, b, c])
+            elif len(types) == 2 and len(shapes[1][0]) < len(shapes[0][0]):
+                raise EmulationError(f"arguments {types} look like a reduction's (OUT "
+                                     "has fewer dimensions than IN): give --reduction "
+                                     "and --reduce-dims")
             elif any(len(shape) != 2 or 0 in shape for shape, _ in shapes):
                 raise EmulationError(f"arguments {types} are not non-empty matrices "
-                                     "(or 3-D batches of them)")
+                                     "(or 3-D batches of them) of a matmul, nor IN and "
+                                     "OUT of a transpose")
             elif len(types) == 2:
                 ((r, c_), ei), ((c2, r2), eo) = shapes
                 if (r, c_) != (r2, c2) or ei != eo:

@@ -277,6 +277,13 @@ func.func @bias(%dy: memref<300x70xf32>, %db: memref<70xf32>) {
         extra = ["--reduce-dims", dims] if dims else []
         r = run(emulator, str(kernels), "--reduction", "sum", *extra)
         assert r.returncode == 1 and message in r.stderr, (dims, r.stderr)
+    # Misuse a newcomer meets: no --reduction, and the pretty-printed form.
+    r = run(emulator, str(kernels))
+    assert r.returncode == 1 and "look like a reduction's" in r.stderr, r.stderr
+    pretty = tmp_path / "pretty.mlir"
+    pretty.write_text("module {\n}\n")
+    r = run(emulator, str(pretty))
+    assert r.returncode == 1 and "must be generic MLIR" in r.stderr, r.stderr
 
 
 def test_simt_emulator_checks_batched_views(tmp_path):
