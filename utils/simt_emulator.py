@@ -33,7 +33,8 @@ threads active; memory ops act for active threads only, and a barrier or
 
 Input: a function in generic MLIR form (`amp-opt --mlir-print-op-generic`)
 whose arguments are A (m x k), B (k x n) and C (m x n) memrefs of a matmul
-`C += A * B`, after `--amp-gpu-tensor-core-contractions` (or b x m x k,
+`C += A * B` (`C = VALUE + A * B` with `--filled VALUE`, for a function
+that fills C first), after `--amp-gpu-tensor-core-contractions` (or b x m x k,
 b x k x n and b x m x n of a batched matmul, whose kernels view each batch
 element's matrices through `memref.reinterpret_cast`); or IN (r x c) and
 OUT (c x r) of a transpose, after `--amp-gpu-tiled-transpose`. The function
@@ -1074,6 +1075,10 @@ def main():
     ap.add_argument("--reduction", choices=["sum", "prod", "max", "min", "or", "and", "xor"],
                     help="what a reduction (IN, OUT) computes: OUT is combined "
                          "with IN folded over --reduce-dims (all of it for a 0-d OUT)")
+    ap.add_argument("--filled", type=float, metavar="VALUE",
+                    help="a matmul whose function fills C with VALUE first: C must be "
+                         "VALUE + A * B whatever C held (the kernel starts from the "
+                         "fill, amp-gpu-tensor-core-contractions' fused fills)")
     ap.add_argument("--reduce-dims", metavar="D,D,...",
                     help="the dimensions of IN a reduction folds (OUT has the others, "
                          "in order)")
@@ -1133,7 +1138,8 @@ def main():
                 a = small_integers(rng, (nb, m, k), ea, -3, 4)
                 b = small_integers(rng, (nb, k, n), eb, -3, 4)
                 c = small_integers(rng, (nb, m, n), ec, -8, 9)
-                expected = a.astype(np.float64) @ b.astype(np.float64) + c
+                expected = a.astype(np.float64) @ b.astype(np.float64) + \
+                    (c if args.filled is None else args.filled)
                 emulator = Emulator(ea)
                 emulator.run_function(func, [a, b, c])
             elif len(types) == 2 and len(shapes[1][0]) < len(shapes[0][0]):
@@ -1163,7 +1169,8 @@ def main():
                 a = small_integers(rng, (m, k), ea, -3, 4)
                 b = small_integers(rng, (k, n), eb, -3, 4)
                 c = small_integers(rng, (m, n), ec, -8, 9)
-                expected = a.astype(np.float64) @ b.astype(np.float64) + c
+                expected = a.astype(np.float64) @ b.astype(np.float64) + \
+                    (c if args.filled is None else args.filled)
                 emulator = Emulator(ea)
                 emulator.run_function(func, [a, b, c])
             # NaN (an element never written) counts as a difference.

@@ -986,7 +986,11 @@ struct AmpGpuTensorCoreContractionsPass
               module, s.first, s.second, transform::TransformOptions())));
     };
     llvm::MapVector<gpu::LaunchOp, TileConfig> launches;
+    // The fill of each launch's output right before its matmul, if any:
+    // the launch can start its accumulators from the fill's value.
+    DenseMap<Operation *, linalg::FillOp> outputFills;
     for (auto [mm, config] : matmuls) {
+      linalg::FillOp fill = outputFill(mm);
       mm->setAttr(kMarker, UnitAttr::get(&getContext()));
       if (isa<linalg::BatchMatmulOp>(mm)) {
         if (failed(apply(scheduleOf(config, true, 0, {kTileBatchToBlocks}))) ||
@@ -999,8 +1003,11 @@ struct AmpGpuTensorCoreContractionsPass
         return signalPassFailure();
       }
       module.walk([&, config = config](gpu::LaunchOp launch) {
-        if (!earlierLaunches.contains(launch) && !launches.contains(launch))
+        if (!earlierLaunches.contains(launch) && !launches.contains(launch)) {
           launches.insert({launch, config});
+          if (fill)
+            outputFills[launch] = fill;
+        }
       });
     }
 
@@ -1052,6 +1059,8 @@ struct AmpGpuTensorCoreContractionsPass
         }
       bf16Lowering.eraseLowered();
       keepAccumulatorsInRegisters(rewriter, launch);
+      if (linalg::FillOp fill = outputFills.lookup(launch))
+        startFromFill(rewriter, launch, fill);
       if (!bf16Contractions.empty()) {
         // The accumulator pairs' transfers to plain vector loads and stores.
         RewritePatternSet lower(&getContext());
@@ -1154,6 +1163,53 @@ struct AmpGpuTensorCoreContractionsPass
         break;
       }
     }
+  }
+
+  /// The `linalg.fill` of `mm`'s output with a constant right before it
+  /// (the op before it in its block, on the same buffer value), or null.
+  static linalg::FillOp outputFill(linalg::LinalgOp mm) {
+    auto fill = dyn_cast_or_null<linalg::FillOp>(mm->getPrevNode());
+    if (!fill || !fill.hasPureBufferSemantics() ||
+        fill.getOutputs()[0] != mm.getDpsInits()[0] ||
+        !fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+      return {};
+    return fill;
+  }
+
+  /// Starts `launch`'s accumulators from the constant `fill` (of its
+  /// output, right before its matmul) instead of reading them, and erases
+  /// the fill: the kernel writes every output element, so the fill's
+  /// kernel and the accumulators' reads of what it wrote go. Only where
+  /// every read of the output in the launch is outside the k loop (the
+  /// accumulators carried in registers, or one k step): a read in the loop
+  /// reads the partial sums of the steps before it, and the fill stays.
+  static void startFromFill(RewriterBase &rewriter, gpu::LaunchOp launch,
+                            linalg::FillOp fill) {
+    Value output = rootBuffer(fill.getOutputs()[0]);
+    SmallVector<vector::TransferReadOp> reads;
+    bool otherUse = false;
+    launch.walk([&](Operation *op) {
+      auto read = dyn_cast<vector::TransferReadOp>(op);
+      for (Value operand : op->getOperands()) {
+        if (!isa<MemRefType>(operand.getType()) ||
+            rootBuffer(operand) != output || isa<ViewLikeOpInterface>(op))
+          continue;
+        if (read && !op->getParentOfType<scf::ForOp>())
+          reads.push_back(read);
+        else if (!isa<vector::TransferWriteOp>(op))
+          otherUse = true;
+      }
+    });
+    if (otherUse || reads.empty())
+      return;
+    auto value = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    for (vector::TransferReadOp read : reads) {
+      rewriter.setInsertionPoint(read);
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          read, DenseElementsAttr::get(read.getVectorType(),
+                                       cast<TypedAttr>(value.getValue())));
+    }
+    rewriter.eraseOp(fill);
   }
 
   /// Moves the accumulator tile of each k loop in `launch` out of the loop:

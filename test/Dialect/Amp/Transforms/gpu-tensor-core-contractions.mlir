@@ -356,3 +356,50 @@ func.func @batched_memory_space(%a: memref<2x32x32xf16, 1>, %b: memref<2x32x16xf
   linalg.batch_matmul ins(%a, %b : memref<2x32x32xf16, 1>, memref<2x32x16xf16, 1>) outs(%c : memref<2x32x16xf32, 1>)
   return
 }
+
+// -----
+
+// A constant fill of the output right before the matmul: the kernel's
+// accumulators start from it (constants, no read of C) and the fill goes.
+// CHECK-LABEL: func @fill_fused
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<2x2xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load %arg2
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]],
+// CHECK: nvgpu.mma.sync
+func.func @fill_fused(%a: memref<32x64xf16>, %b: memref<64x8xf16>, %c: memref<32x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%c : memref<32x8xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x8xf16>) outs(%c : memref<32x8xf32>)
+  return
+}
+
+// -----
+
+// The fill stays when the accumulator is read in every k step (a view of
+// the output elsewhere keeps it in memory), and when an op between the
+// fill and the matmul reads the filled buffer.
+// CHECK-LABEL: func @fill_kept
+// CHECK: linalg.fill
+// CHECK: gpu.launch
+// CHECK: call @use_view
+// CHECK: linalg.fill
+// CHECK: memref.load
+// CHECK: gpu.launch
+func.func private @use_view(memref<16x8xf32, strided<[8, 1], offset: 128>>)
+func.func @fill_kept(%a: memref<32x64xbf16>, %b: memref<64x8xbf16>, %c: memref<32x8xf32>,
+                     %d: memref<32x8xf32>) -> f32 {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%z : f32) outs(%c : memref<32x8xf32>)
+  // expected-remark @below {{the accumulator is read and written in every k step}}
+  linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x8xbf16>) outs(%c : memref<32x8xf32>)
+  %s = memref.subview %c[16, 0] [16, 8] [1, 1] : memref<32x8xf32> to memref<16x8xf32, strided<[8, 1], offset: 128>>
+  func.call @use_view(%s) : (memref<16x8xf32, strided<[8, 1], offset: 128>>) -> ()
+  linalg.fill ins(%z : f32) outs(%d : memref<32x8xf32>)
+  %v = memref.load %d[%c0, %c0] : memref<32x8xf32>
+  linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x8xbf16>) outs(%d : memref<32x8xf32>)
+  return %v : f32
+}

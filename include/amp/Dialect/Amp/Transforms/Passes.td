@@ -320,6 +320,14 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     where nothing else in the k loop uses the view but transfers of
     provably disjoint elements.
 
+    A `linalg.fill` of the output with a constant right before the matmul
+    (the op before it, on the same buffer: bufferization's zeroed
+    accumulator) is fused: the accumulators start from that constant
+    instead of being read, and the fill goes (its kernel, and the
+    accumulators' reads of what it wrote, 8 bytes per f32 output element).
+    Only where every read of the output in the launch is outside the k loop
+    (carried in registers, or one k step); otherwise the fill stays.
+
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
     with a remark saying why (shape, dynamic sizes, layout, an empty
     dimension, more than 65535 batch elements, or a place that is already
