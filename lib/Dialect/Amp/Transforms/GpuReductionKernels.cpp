@@ -135,7 +135,7 @@ bool isReductionInnermost(linalg::LinalgOp op) {
                     utils::IteratorType::reduction;
 }
 
-/// The static product of `sizes`, or nothing if one is dynamic.
+/// The static product of `ranges` at `dims`, or nothing if one is dynamic.
 std::optional<int64_t> staticProduct(ArrayRef<int64_t> ranges,
                                      ArrayRef<unsigned> dims) {
   int64_t total = 1;

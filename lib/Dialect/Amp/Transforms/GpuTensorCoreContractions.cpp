@@ -1170,8 +1170,12 @@ struct AmpGpuTensorCoreContractionsPass
   static linalg::FillOp outputFill(linalg::LinalgOp mm) {
     auto fill = dyn_cast_or_null<linalg::FillOp>(mm->getPrevNode());
     if (!fill || !fill.hasPureBufferSemantics() ||
-        fill.getOutputs()[0] != mm.getDpsInits()[0] ||
-        !fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+        fill.getOutputs()[0] != mm.getDpsInits()[0])
+      return {};
+    auto value = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    // The accumulators' type (f32), not a value fill converts.
+    if (!value || value.getType() != getElementTypeOrSelf(
+                                         fill.getOutputs()[0].getType()))
       return {};
     return fill;
   }
