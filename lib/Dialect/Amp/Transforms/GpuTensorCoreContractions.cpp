@@ -1,16 +1,19 @@
 //===- GpuTensorCoreContractions.cpp - matmuls on tensor cores ------------===//
 //
 // The `amp-gpu-tensor-core-contractions` pass: every f16 x f16 -> f32 or
-// bf16 x bf16 -> f32 `linalg.matmul` on buffers (what amp-fp32-accumulation
-// makes of an autocast matmul) whose sizes are multiples of 16 x 8 x 16
-// becomes a `gpu.launch` of m16n8k16 mma.syncs with f32 accumulators
-// (Passes.td has the rules). In order:
+// bf16 x bf16 -> f32 `linalg.matmul` or `linalg.batch_matmul` on buffers
+// (what amp-fp32-accumulation makes of an autocast matmul) whose sizes are
+// multiples of 16 x 8 x 16 becomes a `gpu.launch` of m16n8k16 mma.syncs
+// with f32 accumulators (Passes.td has the rules). In order:
 //
 // 1. chooseTiles picks each matmul's block and warp tiles and k step; a
 //    transform-dialect script run by the interpreter tiles it to blocks,
 //    warps and k steps and vectorizes it into a mixed-precision
 //    `vector.contract` per warp and step (upstream's
-//    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls);
+//    `rewrite_matmul_as_mma_sync` rejects mixed f16 -> f32 matmuls); a
+//    batched matmul gets a block per batch element along z, and
+//    unbatchBlockMatmul makes each block's matmul 2-D between tiling to
+//    blocks and tiling to warps;
 // 2. stageInSharedMemory copies each k step's A and B block tiles to shared
 //    memory, and the warps read them from there;
 // 3. upstream's vector unrolling splits each contraction into m16n8k16
@@ -18,7 +21,10 @@
 // 4. f16: upstream's vector-to-nvgpu conversion (ldmatrix, nvgpu.mma.sync);
 //    bf16: Bf16MmaLowering (ldmatrix, nvvm.mma.sync), since MLIR 22 can
 //    neither load bf16 fragments nor type a bf16 `nvgpu.mma.sync`; the
-//    accumulators are kept in registers through the k loop;
+//    accumulators are kept in registers through the k loop (upstream's
+//    hoisting, and hoistAccumulatorsOfViews for batched matmuls' views),
+//    and startFromFill seeds them from a constant fill of the output right
+//    before the matmul, which goes;
 // 5. prefetchTileCopies software-pipelines the k loop's global loads.
 //
 //===----------------------------------------------------------------------===//
