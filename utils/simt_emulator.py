@@ -804,6 +804,19 @@ class Emulator:
         full = [np.where(self.active[:, None], i, 0) for i in full]
         return mem.flat_addresses(full, self)
 
+    def op_memref_alloc(self, op, env):
+        """A host allocation of static shape (a kernel's scratch buffer),
+        its elements NaN (floats) or a sentinel, so that a read before a
+        write shows."""
+        if op.operands:
+            raise EmulationError("memref.alloc: dynamic sizes are not emulated")
+        shape, elem = parse_shaped(op.types()[1][0])
+        fill = np.nan if elem in FLOAT_TYPES else -(1 << 40)
+        return [Memory(np.full(shape, fill, dtype=numpy_type(elem)))]
+
+    def op_memref_dealloc(self, op, env):
+        self.memory(env, op.operands[0])
+
     DYNAMIC = -9223372036854775808
 
     def op_memref_reinterpret_cast(self, op, env):

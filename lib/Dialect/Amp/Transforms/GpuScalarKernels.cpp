@@ -8,7 +8,9 @@
 //   op that gpu.all_reduce knows): one block of 1024 threads, each folding
 //   a strided share of the iteration space (consecutive threads, consecutive
 //   elements) from the combiner's neutral element, then `gpu.all_reduce`,
-//   and thread 0 combines the result with the output's value;
+//   and thread 0 combines the result with the output's value; above 65536
+//   elements (or a dynamic count), up to 256 such blocks store partial
+//   results, which one more block combines with the output's value;
 // - an op without loops (arithmetic on 0-d buffers): one thread.
 //
 // Passes.td has the why and the limits.
@@ -37,8 +39,17 @@ using namespace mlir::amp;
 
 namespace {
 
-/// Threads of a reduction kernel's one block.
+/// Threads of a reduction kernel's blocks.
 constexpr int64_t kReductionThreads = 1024;
+/// Up to this many elements (static sizes), a full reduction is one block;
+/// above it, or with a dynamic size, the grid-wide form: each of up to
+/// kMaxPartialBlocks blocks reduces a strided share to a partial result
+/// (each thread folding at least kMinShare elements), then one block of
+/// kPartialThreads threads reduces the partial results.
+constexpr int64_t kOneBlockElements = 1 << 16;
+constexpr int64_t kMaxPartialBlocks = 256;
+constexpr int64_t kMinShare = 16;
+constexpr int64_t kPartialThreads = 256;
 
 /// Why `op` (a linalg op on buffers without parallel loops) must stay on
 /// the host, or nothing.
@@ -83,17 +94,19 @@ struct AmpGpuScalarKernelsPass
     }
   }
 
-  /// A gpu.launch of `blockSize` threads in one block; the builder is left
-  /// inside it, before its terminator. Returns the thread index.
-  Value launch(OpBuilder &b, Location loc, int64_t blockSize) {
+  /// A gpu.launch of `blocks` blocks of `blockSize` threads (1-D); the
+  /// builder is left inside it, before its terminator.
+  gpu::LaunchOp launch(OpBuilder &b, Location loc, int64_t blocks,
+                       int64_t blockSize) {
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value grid = arith::ConstantIndexOp::create(b, loc, blocks);
     Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
     auto kernel =
-        gpu::LaunchOp::create(b, loc, one, one, one, threads, one, one);
+        gpu::LaunchOp::create(b, loc, grid, one, one, threads, one, one);
     b.setInsertionPointToStart(&kernel.getBody().front());
     gpu::TerminatorOp::create(b, loc);
     b.setInsertionPointToStart(&kernel.getBody().front());
-    return kernel.getThreadIds().x;
+    return kernel;
   }
 
   /// An op without loops: one thread loads its operands, runs the body and
@@ -101,7 +114,7 @@ struct AmpGpuScalarKernelsPass
   void buildScalarKernel(OpBuilder &b, linalg::LinalgOp op) {
     Location loc = op.getLoc();
     OpBuilder::InsertionGuard guard(b);
-    launch(b, loc, 1);
+    launch(b, loc, 1, 1);
     IRMapping mapping;
     SmallVector<Value> yielded = inlineBody(b, loc, op, {}, mapping);
     for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), yielded))
@@ -134,36 +147,92 @@ struct AmpGpuScalarKernelsPass
     if (mayReadOutputBuffer(op))
       return fail("an input on the output's buffer");
 
-    // The iteration space, linearized: thread t folds t, t + 1024, ...
+    // The iteration space, linearized.
     SmallVector<Value> sizes = loopSizes(b, loc, op);
     Value total = product(b, loc, sizes);
+    std::optional<int64_t> staticTotal = getConstantIntValue(total);
+    int64_t blocks = !staticTotal ? kMaxPartialBlocks
+                     : *staticTotal <= kOneBlockElements
+                         ? 1
+                         : std::min<int64_t>(
+                               kMaxPartialBlocks,
+                               llvm::divideCeil(*staticTotal,
+                                                kReductionThreads * kMinShare));
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    // Folds the elements first, first + step, ... < end of `source` (the
+    // op's iteration space, or a partial results buffer) from the neutral
+    // element; then the block's result, at thread 0 (`tid` == 0).
+    auto foldShare = [&](Value first, Value end, Value step, Value tid,
+                         Value partials) {
+      Value start = arith::ConstantOp::create(b, loc, combiner->neutral);
+      auto loop = scf::ForOp::create(
+          b, loc, first, end, step, ValueRange{start},
+          [&](OpBuilder &lb, Location l, Value linear, ValueRange acc) {
+            SmallVector<Value> yielded;
+            if (partials) {
+              Value partial =
+                  memref::LoadOp::create(lb, l, partials, ValueRange{linear});
+              yielded.push_back(combiner->combine(lb, acc.front(), partial));
+            } else {
+              auto ivs = affine::AffineDelinearizeIndexOp::create(
+                  lb, l, linear, sizes, /*hasOuterBound=*/true);
+              IRMapping mapping;
+              mapping.map(combiner->out, acc.front());
+              yielded = inlineBody(lb, l, op, ivs.getResults(), mapping);
+            }
+            scf::YieldOp::create(lb, l, yielded);
+          });
+      Value all = combiner->allReduceInBlock(b, loc, loop.getResult(0));
+      Value first0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           tid, index(0));
+      auto ifFirst = scf::IfOp::create(b, loc, first0);
+      b.setInsertionPointToStart(ifFirst.thenBlock());
+      return all;
+    };
+    // Combines `value` into the output, at thread 0.
+    auto combineIntoOutput = [&](Value value) {
+      SmallVector<Value> at =
+          applyMap(b, loc, op.getMatchingIndexingMap(&init), {});
+      Value old = memref::LoadOp::create(b, loc, init.get(), at);
+      memref::StoreOp::create(b, loc, combiner->combine(b, old, value),
+                              init.get(), at);
+    };
 
     OpBuilder::InsertionGuard guard(b);
-    Value tid = launch(b, loc, kReductionThreads);
-    Value step = arith::ConstantIndexOp::create(b, loc, kReductionThreads);
-    Value start = arith::ConstantOp::create(b, loc, combiner->neutral);
-    auto loop = scf::ForOp::create(
-        b, loc, tid, total, step, ValueRange{start},
-        [&](OpBuilder &lb, Location l, Value linear, ValueRange acc) {
-          auto ivs = affine::AffineDelinearizeIndexOp::create(
-              lb, l, linear, sizes, /*hasOuterBound=*/true);
-          IRMapping mapping;
-          mapping.map(combiner->out, acc.front());
-          SmallVector<Value> yielded =
-              inlineBody(lb, l, op, ivs.getResults(), mapping);
-          scf::YieldOp::create(lb, l, yielded);
-        });
-    Value all = combiner->allReduceInBlock(b, loc, loop.getResult(0));
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
-    auto store = scf::IfOp::create(b, loc, first);
-    b.setInsertionPointToStart(store.thenBlock());
-    SmallVector<Value> at =
-        applyMap(b, loc, op.getMatchingIndexingMap(&init), {});
-    Value old = memref::LoadOp::create(b, loc, init.get(), at);
-    memref::StoreOp::create(b, loc, combiner->combine(b, old, all), init.get(),
-                            at);
+    if (blocks == 1) {
+      // One block: thread t folds t, t + 1024, ...
+      Value tid = launch(b, loc, 1, kReductionThreads).getThreadIds().x;
+      combineIntoOutput(
+          foldShare(tid, total, index(kReductionThreads), tid, Value()));
+      return success();
+    }
+    // Grid-wide: block k's thread t folds k * 1024 + t, then every
+    // blocks * 1024 elements on; thread 0 stores the block's result to
+    // partials[k]; one more block combines them with the output.
+    auto partialsType = MemRefType::get({blocks}, combiner->type);
+    Value partials = memref::AllocOp::create(b, loc, partialsType);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      gpu::LaunchOp first = launch(b, loc, blocks, kReductionThreads);
+      Value tid = first.getThreadIds().x;
+      Value block = first.getBlockIds().x;
+      AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
+      Value start = affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(2, 0, d0 * kReductionThreads + d1),
+          ValueRange{block, tid});
+      Value share = foldShare(start, total, index(blocks * kReductionThreads),
+                              tid, Value());
+      memref::StoreOp::create(b, loc, share, partials, ValueRange{block});
+    }
+    {
+      OpBuilder::InsertionGuard inner(b);
+      Value tid = launch(b, loc, 1, kPartialThreads).getThreadIds().x;
+      combineIntoOutput(
+          foldShare(tid, index(blocks), index(kPartialThreads), tid, partials));
+    }
+    memref::DeallocOp::create(b, loc, partials);
     return success();
   }
 };

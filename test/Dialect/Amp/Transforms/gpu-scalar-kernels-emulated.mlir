@@ -15,6 +15,8 @@
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func xor_i32 --reduction xor | FileCheck %s --check-prefix=XOR
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func prod_f64 --reduction prod | FileCheck %s --check-prefix=PROD
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func sum_0d --reduction sum | FileCheck %s --check-prefix=SUM0D
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func grid_sum_f32 --reduction sum | FileCheck %s --check-prefix=GRIDSUM
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func grid_max_f32 --reduction max | FileCheck %s --check-prefix=GRIDMAX
 // SUM: sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // SUM: sum_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // MAX: max_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
@@ -23,6 +25,8 @@
 // XOR: xor_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // PROD: prod_f64: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // SUM0D: sum_0d: 1 launch(es), 1 blocks of 1 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// GRIDSUM: grid_sum_f32: 2 launch(es), 22 blocks of 256,1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// GRIDMAX: grid_max_f32: 2 launch(es), 9 blocks of 256,1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 //
 // The inputs make a wrong start value or a doubly folded element show: no
 // zeros, max over negative values, min over positive ones, products of
@@ -115,5 +119,30 @@ func.func @sum_0d(%a: memref<f32>, %o: memref<f32>) {
       %s = arith.addf %acc, %x : f32
       linalg.yield %s : f32
     }
+  return
+}
+
+// More than 65536 elements: the grid-wide form. 300 x 1100 = 330000
+// elements give 21 blocks (at least 16 elements per thread), each storing
+// a partial sum, then one block of 256 threads adds the 21 and the output.
+func.func @grid_sum_f32(%a: memref<300x1100xf32>, %o: memref<f32>) {
+  linalg.generic {indexing_maps = [#id2, #to0d2], iterator_types = ["reduction", "reduction"]}
+      ins(%a : memref<300x1100xf32>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A max over 130001 elements: 8 blocks, the last elements folded by few
+// threads.
+func.func @grid_max_f32(%a: memref<130001xf32>, %o: memref<f32>) {
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<130001xf32>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %acc, %x : f32
+    linalg.yield %m : f32
+  }
   return
 }

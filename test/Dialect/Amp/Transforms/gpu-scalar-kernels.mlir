@@ -6,9 +6,8 @@
 // the output's value.
 // CHECK-LABEL: func @sum
 // CHECK-SAME: (%[[X:.*]]: memref<64x48xf32>, %[[OUT:.*]]: memref<f32>)
-// CHECK: %[[C1:.*]] = arith.constant 1 : index
 // CHECK: %[[C1024:.*]] = arith.constant 1024 : index
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C1]], {{.*}} = %[[C1]], {{.*}} = %[[C1]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C1024]], {{.*}} = %[[C1]], {{.*}} = %[[C1]])
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C1024]], {{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}})
 // CHECK:   %[[NEUTRAL:.*]] = arith.constant -0.000000e+00 : f32
 // CHECK:   %[[P:.*]] = scf.for %[[I:.*]] = %[[TX]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (f32)
 // CHECK:     %[[IV:.*]]:2 = affine.delinearize_index %[[I]] into (64, 48)
@@ -54,20 +53,33 @@ func.func @scalar(%a: memref<f32>, %b: memref<f32>) {
 
 // -----
 
-// An i1 "any" over a dynamic 1-D buffer: the or goes through i32, and the
-// element count is the buffer's size.
+// An i1 "any" over a dynamic 1-D buffer: a dynamic size gets the grid-wide
+// form. 256 blocks of 1024 threads each fold a strided share (the or goes
+// through i32 in gpu.all_reduce) and thread 0 stores the block's result to
+// a partial results buffer; one block of 256 threads ors those and the
+// output's value; the buffer is freed.
 // CHECK-LABEL: func @any_dynamic
 // CHECK-SAME: (%[[X:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<i1>)
 // CHECK: %[[N:.*]] = memref.dim %[[X]]
-// CHECK: gpu.launch
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<256xi1>
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c256{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %c1024
+// CHECK:   %[[FIRST:.*]] = affine.apply #{{.*}}(%[[B]], %[[T]])
 // CHECK:   %[[FALSE:.*]] = arith.constant false
-// CHECK:   %[[P:.*]] = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[FALSE]]) -> (i1)
+// CHECK:   %[[P:.*]] = scf.for %{{.*}} = %[[FIRST]] to %[[N]] step %c262144{{.*}} iter_args(%{{.*}} = %[[FALSE]]) -> (i1)
 // CHECK:     math.absf
 // CHECK:   %[[W:.*]] = arith.extui %[[P]] : i1 to i32
 // CHECK:   %[[ALL:.*]] = gpu.all_reduce or %[[W]] uniform
-// CHECK:   %[[B:.*]] = arith.trunci %[[ALL]] : i32 to i1
+// CHECK:   %[[BLOCK:.*]] = arith.trunci %[[ALL]] : i32 to i1
 // CHECK:   scf.if
-// CHECK:     arith.ori %{{.*}}, %[[B]] : i1
+// CHECK:     memref.store %[[BLOCK]], %[[PARTIALS]][%[[B]]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256
+// CHECK:   scf.for {{.*}} -> (i1)
+// CHECK:     memref.load %[[PARTIALS]]
+// CHECK:   gpu.all_reduce or
+// CHECK:   scf.if
+// CHECK:     arith.ori
+// CHECK:     memref.store %{{.*}}, %[[OUT]][]
+// CHECK: memref.dealloc %[[PARTIALS]]
 func.func @any_dynamic(%x: memref<?xf32>, %out: memref<i1>) {
   %inf = arith.constant 0x7F800000 : f32
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}

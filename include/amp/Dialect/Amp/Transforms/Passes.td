@@ -457,16 +457,23 @@ def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
     - a full reduction with one output whose body's combiner (found by
       `matchReduction`) is one op that `gpu.all_reduce` has (add, mul,
       min/max in their float and integer forms, and, or, xor) on f32, f64,
-      i32 or i64 (and, or, xor also on i1, through i32): a `gpu.launch` of
-      one block of 1024 threads; thread t folds the elements t, t + 1024,
-      ... of the linearized iteration space (consecutive threads read
-      consecutive elements of row-major operands) from the combiner's
-      neutral element (-0.0 for a sum, so that a sum of -0.0 stays -0.0),
-      the block combines the 1024 partial results with
-      `gpu.all_reduce` (shuffles and shared memory, lowered by
-      `convert-gpu-to-nvvm`), and thread 0 combines that with the output's
-      value. The summation order differs from the host loop's (as in any
-      parallel reduction).
+      i32 or i64 (and, or, xor also on i1, through i32): up to 65536
+      elements (static), a `gpu.launch` of one block of 1024 threads;
+      thread t folds the elements t, t + 1024, ... of the linearized
+      iteration space (consecutive threads read consecutive elements of
+      row-major operands) from the combiner's neutral element (-0.0 for a
+      sum, so that a sum of -0.0 stays -0.0), the block combines the 1024
+      partial results with `gpu.all_reduce` (shuffles and shared memory,
+      lowered by `convert-gpu-to-nvvm`), and thread 0 combines that with
+      the output's value. More elements, or a dynamic count: the
+      grid-wide form, two launches: up to 256 blocks of 1024 threads (each
+      thread folding at least 16 elements; 256 for a dynamic count), block
+      k's threads folding k x 1024 + t, then every blocks x 1024 elements
+      on, each block's result stored to a buffer of partial results
+      (`memref.alloc`, freed after); then one block of 256 threads folds
+      the partial results and combines them with the output's value. The
+      summation order differs from the host loop's (as in any parallel
+      reduction).
     Other reductions stay host loops, with a remark saying why, and so do
     these ops (remark too): an output element that depends on a reduction
     index; an op inside `scf.parallel`, `scf.forall` or `affine.parallel`
@@ -477,8 +484,8 @@ def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
     writes it).
 
     One block reads about as fast as one SM can: right for the losses and
-    per-row flags of a training step (10^3 to 10^5 elements), slow for a
-    full reduction of a large tensor, which would need a grid-wide split.
+    per-row flags of a training step (10^3 to 10^5 elements); a large
+    tensor's full reduction (a gradient norm) takes the grid-wide form.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
