@@ -161,9 +161,11 @@ struct AmpGpuScalarKernelsPass
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    // Folds the elements first, first + step, ... < end of `source` (the
-    // op's iteration space, or a partial results buffer) from the neutral
-    // element; then the block's result, at thread 0 (`tid` == 0).
+    // Folds the elements first, first + step, ... < end of the op's
+    // iteration space (or of `partials`, a partial results buffer, when
+    // given) from the neutral element, and combines the block's; returns
+    // the block's result with the builder inside an scf.if of thread 0
+    // (`tid` == 0).
     auto foldShare = [&](Value first, Value end, Value step, Value tid,
                          Value partials) {
       Value start = arith::ConstantOp::create(b, loc, combiner->neutral);
