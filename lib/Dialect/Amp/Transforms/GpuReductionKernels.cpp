@@ -193,7 +193,7 @@ struct AmpGpuReductionKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::LinalgOp, ReductionCombiner>> ops;
+    SmallVector<std::tuple<linalg::LinalgOp, ReductionCombiner, LoopSplit>> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics() || op.getNumParallelLoops() == 0 ||
           op.getNumReductionLoops() == 0 ||
@@ -213,12 +213,11 @@ struct AmpGpuReductionKernelsPass
       FailureOr<ReductionCombiner> combiner = matchReductionCombiner(op, why);
       if (failed(combiner))
         return remark(why);
-      ops.emplace_back(op, *combiner);
+      ops.emplace_back(op, *combiner, split);
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[op, combiner] : ops) {
+    for (auto &[op, combiner, split] : ops) {
       rewriter.setInsertionPoint(op);
-      LoopSplit split = splitLoops(op);
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       std::optional<int64_t> outputs = staticProduct(ranges, split.parallel);
       std::optional<int64_t> reductionSize =
@@ -234,25 +233,6 @@ struct AmpGpuReductionKernelsPass
                           columnRows(outputs, reductionSize));
       rewriter.eraseOp(op);
     }
-  }
-
-  /// A gpu.launch of a 1-D grid of `blocks` blocks of `threadsX` x
-  /// `threadsY` threads, with the workgroup buffers `workgroup`; the
-  /// builder is left inside it, before its terminator.
-  gpu::LaunchOp launch(OpBuilder &b, Location loc, Value blocks,
-                       int64_t threadsX, int64_t threadsY,
-                       TypeRange workgroup = {}) {
-    auto index = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
-    auto kernel = gpu::LaunchOp::create(
-        b, loc, blocks, index(1), index(1), index(threadsX), index(threadsY),
-        index(1), /*dynamicSharedMemorySize=*/nullptr,
-        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup);
-    b.setInsertionPointToStart(&kernel.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPointToStart(&kernel.getBody().front());
-    return kernel;
   }
 
   /// The loop folding the reduction indices lb, lb + step, ... < ub of the
@@ -278,18 +258,6 @@ struct AmpGpuReductionKernelsPass
     return loop.getResult(0);
   }
 
-  /// Combines `value` into the output element at `ivs`' parallel indices.
-  void combineIntoOutput(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                         const ReductionCombiner &combiner, ArrayRef<Value> ivs,
-                         Value value) {
-    OpOperand &init = op.getDpsInitsMutable()[0];
-    SmallVector<Value> at =
-        applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-    Value old = memref::LoadOp::create(b, loc, init.get(), at);
-    memref::StoreOp::create(b, loc, combiner.combine(b, old, value), init.get(),
-                            at);
-  }
-
   /// Rows: see the file comment.
   void buildRowKernel(OpBuilder &b, linalg::LinalgOp op,
                       const ReductionCombiner &combiner, const LoopSplit &split,
@@ -299,7 +267,7 @@ struct AmpGpuReductionKernelsPass
     Value outputs = product(b, loc, select(sizes, split.parallel));
     Value reductionSize = product(b, loc, select(sizes, split.reduction));
     OpBuilder::InsertionGuard guard(b);
-    gpu::LaunchOp kernel = launch(b, loc, outputs, threads, 1);
+    gpu::LaunchOp kernel = createLaunch(b, loc, outputs, threads);
     Value tid = kernel.getThreadIds().x;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     SmallVector<Value> ivs(op.getNumLoops(), zero);
@@ -313,7 +281,7 @@ struct AmpGpuReductionKernelsPass
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
     auto store = scf::IfOp::create(b, loc, first);
     b.setInsertionPointToStart(store.thenBlock());
-    combineIntoOutput(b, loc, op, combiner, ivs, all);
+    combiner.combineIntoOutput(b, loc, op, ivs, all);
   }
 
   /// Columns: see the file comment.
@@ -336,7 +304,7 @@ struct AmpGpuReductionKernelsPass
           gpu::AddressSpaceAttr::get(
               b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
     OpBuilder::InsertionGuard guard(b);
-    gpu::LaunchOp kernel = launch(b, loc, blocks, kWarp, rows, workgroup);
+    gpu::LaunchOp kernel = createLaunch(b, loc, blocks, kWarp, rows, workgroup);
     gpu::KernelDim3 thread = kernel.getThreadIds();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value linear = affine::AffineApplyOp::create(
@@ -381,7 +349,7 @@ struct AmpGpuReductionKernelsPass
           });
       total = fold.getResult(0);
     }
-    combineIntoOutput(b, loc, op, combiner, ivs, total);
+    combiner.combineIntoOutput(b, loc, op, ivs, total);
   }
 };
 

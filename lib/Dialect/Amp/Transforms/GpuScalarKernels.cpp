@@ -94,27 +94,12 @@ struct AmpGpuScalarKernelsPass
     }
   }
 
-  /// A gpu.launch of `blocks` blocks of `blockSize` threads (1-D); the
-  /// builder is left inside it, before its terminator.
-  gpu::LaunchOp launch(OpBuilder &b, Location loc, int64_t blocks,
-                       int64_t blockSize) {
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value grid = arith::ConstantIndexOp::create(b, loc, blocks);
-    Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
-    auto kernel =
-        gpu::LaunchOp::create(b, loc, grid, one, one, threads, one, one);
-    b.setInsertionPointToStart(&kernel.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
-    b.setInsertionPointToStart(&kernel.getBody().front());
-    return kernel;
-  }
-
   /// An op without loops: one thread loads its operands, runs the body and
   /// stores the outputs.
   void buildScalarKernel(OpBuilder &b, linalg::LinalgOp op) {
     Location loc = op.getLoc();
     OpBuilder::InsertionGuard guard(b);
-    launch(b, loc, 1, 1);
+    createLaunch(b, loc, b.getIndexAttr(1), 1);
     IRMapping mapping;
     SmallVector<Value> yielded = inlineBody(b, loc, op, {}, mapping);
     for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), yielded))
@@ -141,7 +126,6 @@ struct AmpGpuScalarKernelsPass
     if (!combiner->allReduce)
       return fail("combiner '", combiner->op->getName(), "' on ",
                   combiner->type, " has no gpu.all_reduce form here");
-    OpOperand &init = op.getDpsInitsMutable()[0];
     // The threads read the inputs while thread 0 writes the output at the
     // end: an input on the output's buffer would be read stale.
     if (mayReadOutputBuffer(op))
@@ -193,20 +177,14 @@ struct AmpGpuScalarKernelsPass
       b.setInsertionPointToStart(ifFirst.thenBlock());
       return all;
     };
-    // Combines `value` into the output, at thread 0.
-    auto combineIntoOutput = [&](Value value) {
-      SmallVector<Value> at =
-          applyMap(b, loc, op.getMatchingIndexingMap(&init), {});
-      Value old = memref::LoadOp::create(b, loc, init.get(), at);
-      memref::StoreOp::create(b, loc, combiner->combine(b, old, value),
-                              init.get(), at);
-    };
-
     OpBuilder::InsertionGuard guard(b);
     if (blocks == 1) {
       // One block: thread t folds t, t + 1024, ...
-      Value tid = launch(b, loc, 1, kReductionThreads).getThreadIds().x;
-      combineIntoOutput(
+      Value tid = createLaunch(b, loc, b.getIndexAttr(1), kReductionThreads)
+                      .getThreadIds()
+                      .x;
+      combiner->combineIntoOutput(
+          b, loc, op, {},
           foldShare(tid, total, index(kReductionThreads), tid, Value()));
       return success();
     }
@@ -217,7 +195,8 @@ struct AmpGpuScalarKernelsPass
     Value partials = memref::AllocOp::create(b, loc, partialsType);
     {
       OpBuilder::InsertionGuard inner(b);
-      gpu::LaunchOp first = launch(b, loc, blocks, kReductionThreads);
+      gpu::LaunchOp first =
+          createLaunch(b, loc, b.getIndexAttr(blocks), kReductionThreads);
       Value tid = first.getThreadIds().x;
       Value block = first.getBlockIds().x;
       AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
@@ -230,8 +209,11 @@ struct AmpGpuScalarKernelsPass
     }
     {
       OpBuilder::InsertionGuard inner(b);
-      Value tid = launch(b, loc, 1, kPartialThreads).getThreadIds().x;
-      combineIntoOutput(
+      Value tid = createLaunch(b, loc, b.getIndexAttr(1), kPartialThreads)
+                      .getThreadIds()
+                      .x;
+      combiner->combineIntoOutput(
+          b, loc, op, {},
           foldShare(tid, index(blocks), index(kPartialThreads), tid, partials));
     }
     memref::DeallocOp::create(b, loc, partials);

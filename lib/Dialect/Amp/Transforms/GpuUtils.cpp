@@ -212,6 +212,33 @@ Value ReductionCombiner::combine(OpBuilder &b, Value acc, Value value) const {
   return b.clone(*op, mapping)->getResult(0);
 }
 
+void ReductionCombiner::combineIntoOutput(OpBuilder &b, Location loc,
+                                          linalg::LinalgOp op, ValueRange ivs,
+                                          Value value) const {
+  OpOperand &init = op.getDpsInitsMutable()[0];
+  SmallVector<Value> at =
+      applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
+  Value old = memref::LoadOp::create(b, loc, init.get(), at);
+  memref::StoreOp::create(b, loc, combine(b, old, value), init.get(), at);
+}
+
+gpu::LaunchOp mlir::amp::createLaunch(OpBuilder &b, Location loc,
+                                      OpFoldResult blocks, int64_t threadsX,
+                                      int64_t threadsY, TypeRange workgroup) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value grid = getValueOrCreateConstantIndexOp(b, loc, blocks);
+  Value x = arith::ConstantIndexOp::create(b, loc, threadsX);
+  Value y =
+      threadsY == 1 ? one : arith::ConstantIndexOp::create(b, loc, threadsY);
+  auto kernel = gpu::LaunchOp::create(
+      b, loc, grid, one, one, x, y, one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup);
+  b.setInsertionPointToStart(&kernel.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&kernel.getBody().front());
+  return kernel;
+}
+
 Value ReductionCombiner::allReduceInBlock(OpBuilder &b, Location loc,
                                           Value value) const {
   assert(allReduce && "no gpu.all_reduce form");

@@ -90,10 +90,22 @@ struct ReductionCombiner {
   /// the output's place, `value` the folded value's.
   Value combine(OpBuilder &b, Value acc, Value value) const;
 
+  /// Combines `value` into the element of `op`'s output (its one init) at
+  /// the loop indices `ivs`: load, combine, store.
+  void combineIntoOutput(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                         ValueRange ivs, Value value) const;
+
   /// A `gpu.all_reduce` of `value` across the block (uniform), with i1 taken
   /// through i32. Only where `allReduce` is set.
   Value allReduceInBlock(OpBuilder &b, Location loc, Value value) const;
 };
+
+/// A `gpu.launch` of a 1-D grid of `blocks` blocks of `threadsX` x
+/// `threadsY` threads, with the workgroup buffers `workgroup`; the builder
+/// is left inside it, before its terminator.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, OpFoldResult blocks,
+                           int64_t threadsX, int64_t threadsY = 1,
+                           TypeRange workgroup = {});
 
 /// The combiner of `op`, a reduction with one output whose body has a
 /// single combiner op with a neutral element; otherwise failure, with the
