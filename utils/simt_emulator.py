@@ -666,7 +666,14 @@ class Emulator:
         outer_active, self.active = self.active, np.ones(self.threads, bool)
         self.ids = {"block": ids[:3], "thread": ids[3:], "lane": tid % 32}
         self.launches.append((blocks, per_block))
+        # cp.async copies issued and not yet committed to a group (per
+        # copy: the issuing threads), and the committed groups.
+        self.async_uncommitted, self.async_groups = [], []
         self.run_ops(op.body, inner)
+        if self.async_uncommitted or any(np.any(g["pending"]) for g in self.async_groups):
+            raise EmulationError("gpu.launch: cp.async copies (nvgpu.device_async_copy) "
+                                 "still pending when the kernel ends: no "
+                                 "nvgpu.device_async_wait covers them")
         self.threads = outer_threads
         self.launch_id = None
         self.active = outer_active
@@ -906,6 +913,86 @@ class Emulator:
                 else:
                     out[:, :, m, j] = rows[:, 8 * m + l // 4, 2 * (l % 4) + j]
         return [out.reshape(self.threads, tiles, 2)]
+
+    # cp.async (PTX ISA, "Data Movement and Conversion Instructions:
+    # cp.async"): a copy lands in shared memory at some time between its
+    # issue and the cp.async.wait_group that completes its group. Modelled
+    # as late as allowed: at issue the source is read and the destination
+    # poisoned (NaN, or a sentinel for integers: a read before completion
+    # shows in the result) and recorded as written by the thread, at
+    # completion the data is written (a thread reading it needs a barrier
+    # after the wait, as on the GPU).
+    def op_nvgpu_device_async_copy(self, op, env):
+        segments = [int(v) for v in re.search(
+            r"array<i32: ([\d, ]+)>", op.prop("operandSegmentSizes")).group(1).split(",")]
+        dst_rank, src_rank, has_src_elements = segments[1], segments[3], segments[4]
+        if has_src_elements:
+            raise EmulationError("nvgpu.device_async_copy: srcElements (a partial "
+                                 "copy) is not emulated")
+        width = int(op.prop("dstElements").split(":")[0])
+        operands = op.operands
+        dst = self.memory(env, operands[0])
+        src = self.memory(env, operands[1 + dst_rank])
+        if not dst.shared or src.shared:
+            raise EmulationError("nvgpu.device_async_copy: from global to shared "
+                                 "memory only")
+        elem = parse_shaped(op.types()[0][0])[1]
+        elem_bytes = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}.get(elem)
+        if elem_bytes is None:
+            raise EmulationError(f"nvgpu.device_async_copy: {elem} elements are not "
+                                 "emulated")
+        nbytes = width * elem_bytes
+        if nbytes not in (4, 8, 16):
+            raise EmulationError(f"nvgpu.device_async_copy: {nbytes} bytes; cp.async "
+                                 "copies 4, 8 or 16")
+        dst_flat = self.addresses(op, env, dst, operands[1:1 + dst_rank], width)
+        src_flat = self.addresses(op, env, src, operands[2 + dst_rank:2 + dst_rank + src_rank],
+                                  width)
+        for mem, flat in ((dst, dst_flat), (src, src_flat)):
+            per_base = int(np.prod(mem.shape)) if mem.shared else mem.array.size
+            bad = (flat[:, 0] % per_base) * elem_bytes % nbytes != 0
+            if np.any(bad & self.active):
+                raise EmulationError("nvgpu.device_async_copy: an address not aligned "
+                                     f"to the copy's {nbytes} bytes")
+        values = src.load(op, self, src_flat)
+        poison = np.full(values.shape, np.nan if np.issubdtype(dst.array.dtype, np.floating)
+                         else -(1 << 40), dtype=dst.array.dtype)
+        dst.store(op, self, dst_flat, poison)
+        self.async_uncommitted.append({"op": op, "mem": dst, "flat": dst_flat,
+                                       "values": values, "threads": self.active.copy()})
+        return [np.zeros(self.threads, np.int64)]
+
+    def op_nvgpu_device_async_create_group(self, op, env):
+        """cp.async.commit_group: the active threads' uncommitted copies
+        become a group (one per thread)."""
+        copies = []
+        for c in self.async_uncommitted:
+            mine = c["threads"] & self.active
+            if np.any(mine):
+                copies.append(dict(c, threads=mine))
+                c["threads"] = c["threads"] & ~self.active
+        self.async_uncommitted = [c for c in self.async_uncommitted if np.any(c["threads"])]
+        self.async_groups.append({"copies": copies, "pending": self.active.copy()})
+        return [np.zeros(self.threads, np.int64)]
+
+    def op_nvgpu_device_async_wait(self, op, env):
+        """cp.async.wait_group N: each active thread's groups but its N most
+        recent complete (their copies land now)."""
+        keep = int((op.prop("numGroups") or "0").split(":")[0])
+        later = np.zeros(self.threads, np.int64)
+        outer_active = self.active
+        for group in reversed(self.async_groups):
+            done = group["pending"] & outer_active & (later >= keep)
+            later += group["pending"]
+            if not np.any(done):
+                continue
+            for c in group["copies"]:
+                self.active = c["threads"] & done
+                if np.any(self.active):
+                    c["mem"].store(c["op"], self, c["flat"], c["values"])
+            group["pending"] = group["pending"] & ~done
+        self.active = outer_active
+        self.async_groups = [g for g in self.async_groups if np.any(g["pending"])]
 
     # Vectors.
     def position(self, op):

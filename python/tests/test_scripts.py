@@ -126,9 +126,9 @@ def test_simt_emulator_catches_wrong_kernels(tmp_path):
     # utils/simt_emulator.py (run by
     # test/Dialect/Amp/Transforms/gpu-tensor-core-contractions-emulated.mlir)
     # must pass the pass's kernels and fail one whose fragments are taken one
-    # row too low, one with a barrier missing, one whose shared rows are
-    # misaligned and one with an op it does not know; bad input is a
-    # one-line error.
+    # row too low, four with the cp.async pipeline broken, one whose shared
+    # rows are misaligned and one with an op it does not know; bad input is
+    # a one-line error.
     amp_opt = amp_opt_binary()
     source = tmp_path / "mm.mlir"
     source.write_text("""
@@ -161,29 +161,59 @@ func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1
     assert ("out of bounds" in bad.stderr or "max |C - numpy|" in bad.stdout
             or "two threads write one element of global memory" in bad.stderr)
 
-    # Without the barrier that starts each k step, a warp may overwrite the
-    # shared tiles while another still reads the last step's.
+    # The k loop's cp.async pipeline (2 stages here), broken four ways: the
+    # barrier after each step's wait gone (a warp reads tiles other threads'
+    # copies wrote, unsynchronized), the next step's copies issued before
+    # that barrier (into the stage another warp still reads), a wait that
+    # leaves the step's own group pending (its tiles may land while they
+    # are read), and no wait after the loop.
     lines = text.splitlines()
-    first_barriers = [i for i, line in enumerate(lines)
-                      if line.strip().startswith('"gpu.barrier"')
-                      and lines[i - 1].strip().startswith("^bb0")]
-    assert len(first_barriers) == 2
-    racy = tmp_path / "racy.mlir"
-    racy.write_text("\n".join(l for i, l in enumerate(lines) if i not in first_barriers))
-    r = run(emulator, str(racy))
-    assert r.returncode == 1
-    assert r.stderr.count("overwrites shared memory another thread read with no "
-                          "barrier in between (a race)") == 2
+    waits = [i for i, line in enumerate(lines)
+             if line.strip().startswith('"nvgpu.device_async_wait"')]
+    in_loop = [i for i in waits if "numGroups = 0" in lines[i]
+               and lines[i + 1].strip().startswith('"gpu.barrier"')]
+    after_loop = [i for i in waits if i not in in_loop]
+    assert len(in_loop) == 2 and len(after_loop) == 2, waits
+    issue = [next(j for j in range(i, len(lines)) if "device_async_create_group" in lines[j])
+             for i in in_loop]
+
+    def moved_barriers():
+        out = list(lines)
+        for i, j in sorted(zip(in_loop, issue), reverse=True):
+            out.insert(j, out.pop(i + 1))
+        return "\n".join(out)
+
+    def rewrite_lines(indices, fn):
+        return "\n".join(fn(l) if i in indices else l for i, l in enumerate(lines))
+
+    mutants = {
+        "no barrier": ("\n".join(l for i, l in enumerate(lines)
+                                  if i - 1 not in in_loop),
+                       "reads shared memory that thread"),
+        "copies before the barrier": (moved_barriers(),
+                                      "overwrites shared memory another thread read"),
+        "wait leaves the step pending": (
+            rewrite_lines(in_loop, lambda l: l.replace("numGroups = 0", "numGroups = 1")),
+            "overwrites shared memory another thread read"),
+        "no final wait": ("\n".join(l for i, l in enumerate(lines) if i not in after_loop),
+                          "cp.async copies (nvgpu.device_async_copy) still pending"),
+    }
+    for name, (mutant, message) in mutants.items():
+        assert mutant != text, name
+        path = tmp_path / "mutant.mlir"
+        path.write_text(mutant)
+        r = run(emulator, str(path))
+        assert r.returncode == 1 and r.stderr.count(message) == 2, (name, r.stderr)
 
     # Shared rows padded by 4 instead of 8: ldmatrix rows and 16-byte
-    # stores no longer aligned (a fault on a GPU).
-    assert "memref<64x40xf16, #gpu.address_space<workgroup>>" in text
+    # copies no longer aligned (a fault on a GPU).
+    tile = "memref<2x64x40xf16, #gpu.address_space<workgroup>>"
+    assert tile in text
     misaligned = tmp_path / "misaligned.mlir"
-    misaligned.write_text(text.replace("memref<64x40xf16, #gpu.address_space<workgroup>>",
-                                       "memref<64x36xf16, #gpu.address_space<workgroup>>"))
+    misaligned.write_text(text.replace(tile, tile.replace("x40x", "x36x")))
     r = run(emulator, str(misaligned), "--func", "f16")
     assert r.returncode == 1
-    assert "is not a multiple of its alignment 16" in r.stderr
+    assert "an address not aligned to the copy's 16 bytes" in r.stderr
 
     # Bad input: one-line errors, no traceback.
     one_arg = tmp_path / "one_arg.mlir"

@@ -23,10 +23,13 @@
 // The f16 and the bf16 matmul of test/JIT/matmul-fragment-layout.mlir.
 // LAYOUT-PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // LAYOUT-PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// Their A and B tiles staged in 16-byte aligned shared memory with 16-byte
-// copies; f16 fragments through ldmatrix (B transposed).
+// Their A and B tiles staged in 16-byte aligned shared memory by cp.async
+// (16-byte copies bypassing L1), a commit group per k step, waited for;
+// fragments through ldmatrix (B transposed).
 // LAYOUT-PTX-DAG: .shared .align 16 .b8
-// LAYOUT-PTX-DAG: st.shared.v4.b32
+// LAYOUT-PTX-DAG: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// LAYOUT-PTX-DAG: cp.async.commit_group
+// LAYOUT-PTX-DAG: cp.async.wait_group
 // LAYOUT-PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // LAYOUT-PTX-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // LAYOUT-PTX-DAG: bar.sync

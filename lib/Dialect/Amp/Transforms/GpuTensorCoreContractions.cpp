@@ -15,7 +15,8 @@
 //    unbatchBlockMatmul makes each block's matmul 2-D between tiling to
 //    blocks and tiling to warps;
 // 2. stageInSharedMemory copies each k step's A and B block tiles to shared
-//    memory, and the warps read them from there;
+//    memory (a k loop rotates through several sets of tiles, stages), and
+//    the warps read them from there;
 // 3. upstream's vector unrolling splits each contraction into m16n8k16
 //    pieces;
 // 4. f16: upstream's vector-to-nvgpu conversion (ldmatrix, nvgpu.mma.sync);
@@ -25,7 +26,8 @@
 //    hoisting, and hoistAccumulatorsOfViews for batched matmuls' views),
 //    and startFromFill seeds them from a constant fill of the output right
 //    before the matmul, which goes;
-// 5. prefetchTileCopies software-pipelines the k loop's global loads.
+// 5. pipelineTileCopies makes the tile copies cp.async, issued stages - 1
+//    k steps ahead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,7 +75,7 @@ namespace {
 
 constexpr StringLiteral kMarker = "amp.tensor_core";
 /// Marks the global loads of a k step's shared-tile copies (between
-/// stageInSharedMemory and prefetchTileCopies).
+/// stageInSharedMemory and pipelineTileCopies).
 constexpr StringLiteral kTileCopy = "amp.tile_copy";
 
 /// Marks the block loop of a batched matmul between the two parts of its
@@ -144,13 +146,15 @@ struct TileConfig {
   /// The k step: the block's A and B tiles are blockM x blockK and
   /// blockK x blockN.
   int64_t blockK;
+  /// The sets of A and B tiles in shared memory (chooseStages).
+  int64_t stages = 1;
 
   int64_t warpsM() const { return blockM / warpM; }
   int64_t warpsN() const { return blockN / warpN; }
   int64_t threads() const { return 32 * warpsM() * warpsN(); }
   bool operator<(const TileConfig &o) const {
-    return std::tie(blockM, blockN, warpM, warpN, blockK) <
-           std::tie(o.blockM, o.blockN, o.warpM, o.warpN, o.blockK);
+    return std::tie(blockM, blockN, warpM, warpN, blockK, stages) <
+           std::tie(o.blockM, o.blockN, o.warpM, o.warpN, o.blockK, o.stages);
   }
 };
 
@@ -183,6 +187,29 @@ TileConfig chooseTiles(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
   int64_t blockM = m % (2 * warpM) ? warpM : 2 * warpM;
   int64_t blockN = n % (2 * warpN) ? warpN : 2 * warpN;
   return {blockM, blockN, warpM, warpN, k % 32 ? 16 : 32};
+}
+
+/// The most static shared memory a block may have (CUDA: 48 KiB; more
+/// needs dynamic shared memory).
+constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
+/// The sets of A and B tiles (stages) a launch's k loop rotates through
+/// (pipelineTileCopies): as many as fit in kStaticSharedBytes, up to 4 and
+/// up to the k steps; 1 with one k step (no loop). A stage of `config`
+/// holds blockM x (blockK + 8) and blockK x (blockN + 8) elements of
+/// `elementBytes` bytes (rows padded by 8, see stageInSharedMemory); the
+/// largest tiles chooseTiles picks (128 x 128, k steps of 32) take 18.5
+/// KiB, 2 stages.
+int64_t chooseStages(const TileConfig &config, int64_t k,
+                     int64_t elementBytes) {
+  int64_t stageBytes = (config.blockM * (config.blockK + 8) +
+                        config.blockK * (config.blockN + 8)) *
+                       elementBytes;
+  int64_t steps = k / config.blockK;
+  if (steps < 2)
+    return 1;
+  return std::max<int64_t>(
+      1, std::min<int64_t>({4, steps, kStaticSharedBytes / stageBytes}));
 }
 
 /// The schedule text of `pieces` (a transform module whose entry point runs
@@ -363,7 +390,11 @@ LogicalResult unbatchBlockMatmul(ModuleOp module) {
 /// instead of from global memory, each element of A once per block instead
 /// of once per warp column (B: per warp row). The shared tiles' rows are
 /// padded by 8 elements (16 bytes), which puts the 8 rows an ldmatrix reads
-/// on different banks. Fails, leaving the launch as it was, when the launch
+/// on different banks. With `stages` > 1 and a k loop of constant bounds,
+/// each tile is a stages x rows x (cols + 8) buffer and k step i uses its
+/// stage i mod stages (a subview at the top of the loop's body), so that
+/// pipelineTileCopies can copy later steps' tiles while the warps read
+/// this one's. Fails, leaving the launch as it was, when the launch
 /// is not the schedule's (one k loop, one contraction of two plain reads):
 /// the schedule always makes that form, so the pass reports an error.
 ///
@@ -371,7 +402,7 @@ LogicalResult unbatchBlockMatmul(ModuleOp module) {
 /// addresses are (every buffer the runtime allocates is): k and n are
 /// multiples of 16 and 8 elements.
 LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
-                                  const TileConfig &config) {
+                                  const TileConfig &config, int64_t stages) {
   SmallVector<scf::ForOp> loops;
   launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
   SmallVector<vector::ContractionOp> contracts;
@@ -412,18 +443,56 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   if (!kA || !kB || !copyA || !copyB)
     return failure();
 
+  // Several stages: the k loop's bounds are constant (static shapes).
+  std::optional<int64_t> lb, kStep;
+  if (!loops.empty()) {
+    lb = getConstantIntValue(loops.front().getLowerBound());
+    kStep = getConstantIntValue(loops.front().getStep());
+  }
+  if (!lb || !kStep)
+    stages = 1;
+
   MLIRContext *ctx = rewriter.getContext();
   Location loc = launch.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   auto workgroup = gpu::AddressSpaceAttr::get(
       ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  AffineExpr d0 = rewriter.getAffineDimExpr(0);
+  AffineExpr d1 = rewriter.getAffineDimExpr(1);
+  auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) -> Value {
+    return affine::makeComposedAffineApply(rewriter, loc, e, operands);
+  };
+  // The k step's stage: ((k - lb) / step) mod stages, at the start of the
+  // k loop's body.
+  Value stage;
+  if (stages > 1) {
+    rewriter.setInsertionPointToStart(step);
+    stage = apply(((d0 - *lb).floorDiv(*kStep)) % stages,
+                  {loops.front().getInductionVar()});
+  }
+  // The rows x (cols + 8) tile of the k step: a workgroup buffer, or with
+  // several stages its stage's part of a stages x rows x (cols + 8) one.
   auto sharedTile = [&](vector::TransferReadOp read, int64_t rows,
-                        int64_t cols) {
+                        int64_t cols) -> Value {
     Type elem = read.getVectorType().getElementType();
-    return launch.addWorkgroupAttribution(
-        MemRefType::get({rows, cols + 8}, elem, MemRefLayoutAttrInterface(),
-                        workgroup),
-        loc);
+    if (stages == 1)
+      return launch.addWorkgroupAttribution(
+          MemRefType::get({rows, cols + 8}, elem, MemRefLayoutAttrInterface(),
+                          workgroup),
+          loc);
+    auto all = MemRefType::get({stages, rows, cols + 8}, elem,
+                               MemRefLayoutAttrInterface(), workgroup);
+    Value buffer = launch.addWorkgroupAttribution(all, loc);
+    SmallVector<OpFoldResult> offsets = {stage, rewriter.getIndexAttr(0),
+                                         rewriter.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(rows),
+                                       rewriter.getIndexAttr(cols + 8)};
+    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+    auto type = memref::SubViewOp::inferRankReducedResultType(
+        {rows, cols + 8}, all, offsets, sizes, strides);
+    return memref::SubViewOp::create(rewriter, loc, cast<MemRefType>(type),
+                                     buffer, offsets, sizes, strides);
   };
   copyA->shared = sharedTile(readA, config.blockM, config.blockK);
   copyB->shared = sharedTile(readB, config.blockK, config.blockN);
@@ -433,11 +502,6 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   Value blockX = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
   Value threadX = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
   Value threadY = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y);
-  AffineExpr d0 = rewriter.getAffineDimExpr(0);
-  AffineExpr d1 = rewriter.getAffineDimExpr(1);
-  auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) -> Value {
-    return affine::makeComposedAffineApply(rewriter, loc, e, operands);
-  };
   // The first row of A and column of B the block computes (the schedule
   // maps m to blocks along y, n along x), and the thread's number in it.
   Value blockRow = apply(d0 * config.blockM, {blockY});
@@ -489,7 +553,11 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
         after = def;
     rewriter.setInsertionPointAfter(after);
   } else {
+    // After the stage's tiles (the subviews), if any.
     rewriter.setInsertionPointToStart(step);
+    if (stages > 1)
+      rewriter.setInsertionPointAfter(
+          copyB->shared.getDefiningOp<memref::SubViewOp>());
     // No thread overwrites the tiles while another still reads the last k
     // step's.
     gpu::BarrierOp::create(rewriter, loc);
@@ -497,7 +565,7 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   SmallVector<Value> chunks;
   loadChunks(*copyA, blockRow, *kA, chunks);
   loadChunks(*copyB, *kB, blockCol, chunks);
-  // Marked for prefetchTileCopies, once the k step's mma code is final.
+  // Marked for pipelineTileCopies, once the k step's mma code is final.
   for (Value chunk : chunks)
     chunk.getDefiningOp()->setAttr(kTileCopy, rewriter.getUnitAttr());
   storeChunks(*copyA, ValueRange(chunks).take_front(chunksA));
@@ -525,23 +593,35 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
 }
 
 /// Software-pipelines the shared-tile copies of a tensor-core launch's k
-/// loop (stageInSharedMemory's, once the mma code is final: upstream's
-/// vector-to-nvgpu conversion cannot take other loop-carried values). Each
-/// iteration loads the next k step's chunks from global memory right after
-/// storing its own to the shared tiles, before its mma.syncs, and carries
-/// them to the next iteration in registers, so that the loads' latency
-/// hides behind the tensor-core work:
+/// loop over its `stages` sets of shared tiles (stageInSharedMemory's; run
+/// once the mma code is final: upstream's vector-to-nvgpu conversion cannot
+/// take other loop-carried values). Each thread's copies become `cp.async`
+/// (`nvgpu.device_async_copy`, sm_80+: global to shared memory without
+/// registers), one commit group per k step, issued stages - 1 steps ahead:
 ///
-///   chunks = load(k = lb)
-///   for k (chunks):
-///     barrier; store chunks to the shared tiles; barrier
-///     next = load(min(k + step, ub - step))   // the last step reloads
-///     warps: fragments from the shared tiles, mma.sync
-///     yield next
+///   copy steps 0 .. stages - 2 to their stages, a group each
+///   for k (step i):
+///     wait until at most stages - 2 groups are pending  // step i's landed
+///     barrier      // everyone's copies of step i are visible, and every
+///                  // warp is done with step i - 1's stage
+///     copy step min(i + stages - 1, last) to stage (i + stages - 1) mod
+///       stages (= step i - 1's), a group
+///     warps: fragments from stage i mod stages, mma.sync
+///   wait for every group
 ///
-/// Leaves the loop as it is when its bounds are not constant or the loads'
-/// indices depend on anything in the loop but pure index arithmetic.
-void prefetchTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch) {
+/// so that stages - 1 steps of loads are in flight behind the tensor-core
+/// work (the last steps reload the last step's tiles into stages no later
+/// step reads rather than branch). Upstream's pipelining
+/// (`transform.nvgpu.pipeline_shared_memory_copies`) works on multi-buffered
+/// `memref.alloc`s and places its own barriers; the launch's tiles are
+/// workgroup attributions whose loop already has its barriers, so the pass
+/// pipelines this one loop form itself. Leaves the loop as it is (each k
+/// step's copies through registers, between its barriers) when it is not
+/// that form: bounds not constant, fewer steps than stages, a copy that is
+/// not one load to one store of 4, 8 or 16 bytes, or indices that depend on
+/// anything in the loop but pure index arithmetic.
+void pipelineTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch,
+                        int64_t stages) {
   SmallVector<vector::LoadOp> loads;
   launch.walk([&](vector::LoadOp load) {
     if (load->hasAttr(kTileCopy))
@@ -550,86 +630,142 @@ void prefetchTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch) {
   llvm::scope_exit unmark([&] {
     launch.walk([&](vector::LoadOp load) { load->removeAttr(kTileCopy); });
   });
-  if (loads.empty())
+  if (loads.empty() || stages < 2)
     return;
   auto loop = dyn_cast<scf::ForOp>(loads.front()->getParentOp());
-  if (!loop || llvm::any_of(loads, [&](vector::LoadOp load) {
-        return load->getParentOp() != loop.getOperation();
-      }))
+  if (!loop)
     return;
+  Block *body = loop.getBody();
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step)
+  if (!lb || !ub || !step || *step <= 0 || (*ub - *lb) / *step < stages)
     return;
-  // The barrier after the stores: the next step's loads go after it.
-  Operation *lastStore = nullptr;
-  for (vector::LoadOp load : loads)
-    for (Operation *user : load->getUsers())
-      if (!lastStore || lastStore->isBeforeInBlock(user))
-        lastStore = user;
-  Operation *complete = lastStore ? lastStore->getNextNode() : nullptr;
-  if (!complete || !isa<gpu::BarrierOp>(complete))
+  // Each load's one store, to shared memory, of 4, 8 or 16 bytes.
+  SmallVector<vector::StoreOp> stores;
+  for (vector::LoadOp load : loads) {
+    auto store = load->hasOneUse()
+                     ? dyn_cast<vector::StoreOp>(*load->getUsers().begin())
+                     : vector::StoreOp();
+    VectorType type = load.getVectorType();
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    if (load->getBlock() != body || !store || store->getBlock() != body ||
+        store.getValueToStore() != load.getResult() ||
+        !nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(
+            store.getMemRefType()) ||
+        type.getRank() != 1 || (bytes != 4 && bytes != 8 && bytes != 16))
+      return;
+    stores.push_back(store);
+  }
+  // The barriers around the copies: before the first load and right after
+  // the last store.
+  Operation *before = loads.front()->getPrevNode();
+  while (before && !isa<gpu::BarrierOp>(before))
+    before = before->getPrevNode();
+  Operation *lastStore = stores.front();
+  for (vector::StoreOp store : stores)
+    if (lastStore->isBeforeInBlock(store))
+      lastStore = store;
+  Operation *complete = lastStore->getNextNode();
+  if (!before || !complete || !isa<gpu::BarrierOp>(complete))
     return;
-
-  // The loads' operands defined in the loop: pure index arithmetic only
-  // (checked before anything changes), cloned with the loads.
-  Block *body = loop.getBody();
+  // The copies' operands defined in the loop: pure index arithmetic only
+  // (checked before anything changes), cloned with the copies.
   std::function<bool(Operation *)> clonable = [&](Operation *op) {
     return llvm::all_of(op->getOperands(), [&](Value operand) {
       Operation *def = operand.getDefiningOp();
-      return !def || def->getBlock() != body || (isPure(def) && clonable(def));
+      return !def || def->getBlock() != body ||
+             (def != op && isPure(def) && clonable(def));
     });
   };
-  if (!llvm::all_of(loads, [&](vector::LoadOp load) {
-        return clonable(load.getOperation());
-      }))
-    return;
-  // Clones `op` with the loop's induction variable replaced as `mapping`
-  // says, and the index arithmetic in the loop it depends on.
-  std::function<void(Operation *, IRMapping &)> cloneInto =
-      [&](Operation *op, IRMapping &mapping) {
-        for (Value operand : op->getOperands())
-          if (Operation *def = operand.getDefiningOp();
-              def && def->getBlock() == body && !mapping.contains(operand))
-            cloneInto(def, mapping);
-        rewriter.clone(*op, mapping);
-      };
-  auto clonedLoads = [&](Value k) {
-    IRMapping mapping;
-    mapping.map(loop.getInductionVar(), k);
-    SmallVector<Value> values;
-    for (vector::LoadOp load : loads) {
-      cloneInto(load, mapping);
-      values.push_back(mapping.lookup(load.getResult()));
-    }
-    return values;
+  // (The stores' buffer and indices: the stage's subview of the tiles
+  // depends on the induction variable.)
+  auto clonableValue = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return !def || def->getBlock() != body || (isPure(def) && clonable(def));
+  };
+  for (auto [load, store] : llvm::zip_equal(loads, stores))
+    if (!clonable(load) || !clonableValue(store.getBase()) ||
+        !llvm::all_of(store.getIndices(), clonableValue))
+      return;
+
+  // `v` with the loop's induction variable replaced as `mapping` says, the
+  // pure ops in the loop it depends on (index arithmetic, the stage's
+  // subview) cloned.
+  std::function<Value(Value, IRMapping &)> remap = [&](Value v,
+                                                       IRMapping &mapping) {
+    Operation *def = v.getDefiningOp();
+    if (mapping.contains(v) || !def || def->getBlock() != body)
+      return mapping.lookupOrDefault(v);
+    for (Value operand : def->getOperands())
+      remap(operand, mapping);
+    rewriter.clone(*def, mapping);
+    return mapping.lookup(v);
   };
   Location loc = loop.getLoc();
+  Value inductionVar = loop.getInductionVar();
+  // One commit group of the thread's copies of the k step at `from` (the
+  // loads' induction variable) to the stage of the step at `to` (the
+  // stores'); returns its token.
+  auto copyGroup = [&](Value from, Value to) {
+    IRMapping source, destination;
+    source.map(inductionVar, from);
+    destination.map(inductionVar, to);
+    SmallVector<Value> tokens;
+    for (auto [load, store] : llvm::zip_equal(loads, stores)) {
+      SmallVector<Value> srcIndices, dstIndices;
+      for (Value index : load.getIndices())
+        srcIndices.push_back(remap(index, source));
+      for (Value index : store.getIndices())
+        dstIndices.push_back(remap(index, destination));
+      VectorType type = load.getVectorType();
+      // 16-byte copies bypass L1 (cp.async.cg): A and B tiles are read
+      // once per block, their reuse is in shared memory.
+      bool bypassL1 =
+          type.getNumElements() * type.getElementTypeBitWidth() == 128;
+      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+          rewriter, loc,
+          nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
+          remap(store.getBase(), destination), dstIndices,
+          remap(load.getBase(), source), srcIndices,
+          rewriter.getIndexAttr(type.getNumElements()),
+          /*srcElements=*/Value(),
+          bypassL1 ? rewriter.getUnitAttr() : UnitAttr()));
+    }
+    return nvgpu::DeviceAsyncCreateGroupOp::create(
+        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
+        tokens);
+  };
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  // The prologue: steps 0 .. stages - 2.
   rewriter.setInsertionPoint(loop);
-  SmallVector<Value> first =
-      clonedLoads(arith::ConstantIndexOp::create(rewriter, loc, *lb));
-  rewriter.setInsertionPointAfter(complete);
-  Value nextK = arith::MinUIOp::create(
-      rewriter, loc,
-      arith::AddIOp::create(
-          rewriter, loc, loop.getInductionVar(),
-          arith::ConstantIndexOp::create(rewriter, loc, *step)),
-      arith::ConstantIndexOp::create(rewriter, loc, *ub - *step));
-  SmallVector<Value> next = clonedLoads(nextK);
-  FailureOr<LoopLikeOpInterface> pipelined = loop.replaceWithAdditionalYields(
-      rewriter, first, /*replaceInitOperandUsesInLoop=*/false,
-      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) { return next; });
-  if (failed(pipelined))
-    return; // cannot happen for scf.for
-  // The stores take the carried chunks; the step's own loads go.
-  ValueRange carried = cast<scf::ForOp>(pipelined->getOperation())
-                           .getRegionIterArgs()
-                           .take_back(first.size());
-  for (auto [load, value] : llvm::zip_equal(loads, carried)) {
-    rewriter.replaceAllUsesWith(load.getResult(), value);
-    rewriter.eraseOp(load);
+  Value group;
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    Value k = index(*lb + s * *step);
+    group = copyGroup(k, k);
   }
+  // The loop: wait for step i's group, then (after the barrier) issue step
+  // i + stages - 1's. `cp.async.wait_group` counts the thread's groups;
+  // its token operand is nominal.
+  rewriter.setInsertionPoint(before);
+  nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, group,
+                                   rewriter.getI32IntegerAttr(stages - 2));
+  rewriter.setInsertionPointAfter(before);
+  Value ahead = arith::AddIOp::create(rewriter, loc, inductionVar,
+                                      index((stages - 1) * *step));
+  Value last = arith::MinUIOp::create(rewriter, loc, ahead, index(*ub - *step));
+  copyGroup(last, ahead);
+  // Nothing pending at the end (the last groups reload the last step).
+  rewriter.setInsertionPointAfter(loop);
+  nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, group,
+                                   rewriter.getI32IntegerAttr(0));
+  for (vector::StoreOp store : stores)
+    rewriter.eraseOp(store);
+  for (vector::LoadOp load : loads)
+    rewriter.eraseOp(load);
+  rewriter.eraseOp(complete);
 }
 
 /// Lowers a warp's m16n8k16 bf16 contractions, as the schedule and the
@@ -933,6 +1069,8 @@ struct AmpGpuTensorCoreContractionsPass
       return std::nullopt;
     }
     TileConfig config = chooseTiles(m, n, k, batch);
+    config.stages =
+        chooseStages(config, k, a.getElementType().getIntOrFloatBitWidth() / 8);
     // gridDim.y (m / blockM) and gridDim.z (the batch) are at most 65535.
     if (m / config.blockM > 65535) {
       mm.emitRemark("amp-gpu-tensor-core-contractions: ")
@@ -1029,7 +1167,8 @@ struct AmpGpuTensorCoreContractionsPass
       RewritePatternSet fold(&getContext());
       memref::populateFoldMemRefAliasOpPatterns(fold);
       (void)applyPatternsGreedily(launch, std::move(fold));
-      if (failed(stageInSharedMemory(rewriter, launch, config))) {
+      if (failed(
+              stageInSharedMemory(rewriter, launch, config, config.stages))) {
         launch.emitError("amp-gpu-tensor-core-contractions: the launch the "
                          "schedule made has an unexpected form; its A and B "
                          "tiles cannot be staged in shared memory");
@@ -1048,7 +1187,15 @@ struct AmpGpuTensorCoreContractionsPass
                                                                 &getContext());
       (void)applyPatternsGreedily(launch, std::move(unroll));
     }
-    for (gpu::LaunchOp launch : llvm::make_first_range(launches)) {
+    // The k loop pipelined over the launch's stages, and the stages'
+    // subviews folded into the accesses (ldmatrix, cp.async).
+    auto pipeline = [&](gpu::LaunchOp launch, const TileConfig &config) {
+      pipelineTileCopies(rewriter, launch, config.stages);
+      RewritePatternSet fold(&getContext());
+      memref::populateFoldMemRefAliasOpPatterns(fold);
+      (void)applyPatternsGreedily(launch, std::move(fold));
+    };
+    for (auto [launch, config] : launches) {
       // bf16: lowered here (see Bf16MmaLowering).
       SmallVector<vector::ContractionOp> bf16Contractions;
       launch->walk([&](vector::ContractionOp contract) {
@@ -1073,7 +1220,7 @@ struct AmpGpuTensorCoreContractionsPass
         vector::populateVectorTransferLoweringPatterns(lower,
                                                        /*maxTransferRank=*/1);
         (void)applyPatternsGreedily(launch, std::move(lower));
-        prefetchTileCopies(rewriter, launch);
+        pipeline(launch, config);
         continue;
       }
       RewritePatternSet prepare(&getContext());
@@ -1097,7 +1244,7 @@ struct AmpGpuTensorCoreContractionsPass
       RewritePatternSet cleanup(&getContext());
       scf::ForOp::getCanonicalizationPatterns(cleanup, &getContext());
       (void)applyPatternsGreedily(launch, std::move(cleanup));
-      prefetchTileCopies(rewriter, launch);
+      pipeline(launch, config);
     }
   }
 

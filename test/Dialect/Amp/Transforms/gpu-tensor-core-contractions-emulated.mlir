@@ -4,7 +4,7 @@
 // out (written in the emulator apart from the pass), shared memory per
 // block with a race check at every access (a thread reading what another
 // wrote, or overwriting what another read, since the last barrier), and
-// the software-pipelined k loop's carried chunks. Each
+// the k loop's cp.async stages (copies land late, at their wait). Each
 // function's C += A * B on small integers must equal numpy's exactly.
 // Covers the tilings the pass chooses: 64 x 64 warp tiles in 2 x 2-warp
 // blocks with four k steps of 32, 32 x 32, 64 x 32 in 2 x 1-warp blocks

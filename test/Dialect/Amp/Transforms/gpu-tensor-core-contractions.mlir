@@ -6,40 +6,56 @@
 
 // A small matmul: warp tiles shrink to the 16x8 mma tile for parallelism,
 // and blocks group 2 x 2 warps (64 x 2 threads) over 32 x 16 of the output.
-// Each k step of 32: the block's threads store the 32 x 32 tile of A (8 f16,
-// 16 bytes, each) and the 32 x 16 tile of B (4 each) to shared memory, rows
-// padded by 8, between barriers, then load the next step's chunks (the
-// first before the loop; the last step reloads its own: min(k + 32, 32)),
-// which the loop carries to the next iteration in registers; each warp
-// loads its fragments with ldmatrix (B transposed) and issues two
-// m16n8k16 mma.syncs with f16 operands and f32 accumulators. Each lane's
-// accumulator fragment is loaded before the k loop, carried in registers
-// through it and stored once after it.
+// Four k steps of 32, as many stages (4 x 6.5 KiB of shared memory): the
+// block's 32 x 32 tile of A (8 f16, 16 bytes, per thread and cp.async,
+// bypassing L1) and 32 x 16 tile of B (4 f16 each) of steps 0-2 are copied
+// to stages 0-2 (rows padded by 8) before the loop, a commit group per
+// step; each iteration waits for its step's group (2 left pending), passes
+// a barrier, copies step k + 96 (clamped to the last, 96) to stage
+// (k / 32 + 3) mod 4, then each warp loads its fragments from stage
+// (k / 32) mod 4 with ldmatrix (B transposed) and issues two m16n8k16
+// mma.syncs with f16 operands and f32 accumulators. Nothing is pending
+// after the loop. Each lane's accumulator fragment is loaded before the k
+// loop, carried in registers through it and stored once after it.
+// CHECK-DAG: #[[STAGE:.*]] = affine_map<(d0) -> ((d0 floordiv 32) mod 4)>
 // CHECK-LABEL: func @f16_matmul
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup(%[[SA:.*]] : memref<32x40xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x24xf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup(%[[SA:.*]] : memref<4x32x40xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<4x32x24xf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-2: vector.load %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
-// CHECK: %[[A0:.*]] = vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
-// CHECK: %[[B0:.*]] = vector.load %arg1[{{.*}}] {alignment = 8 : i64} : memref<128x32xf16>, vector<4xf16>
-// CHECK: scf.for %[[K:.*]] = %c0{{(_[0-9]+)?}} to %c128 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}, %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]]) -> (vector<2x2xf32>, vector<8xf16>, vector<4xf16>)
+// CHECK: %[[A0:.*]] = nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][%c0{{(_[0-9]+)?}}, {{.*}}], 8 {bypassL1} : memref<64x128xf16> to memref<4x32x40xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[B0:.*]] = nvgpu.device_async_copy %arg1[{{.*}}], %[[SB]][%c0{{(_[0-9]+)?}}, {{.*}}], 4 : memref<128x32xf16> to
+// CHECK: nvgpu.device_async_create_group %[[A0]], %[[B0]]
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][%c1{{(_[0-9]+)?}}, {{.*}}], 8 {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[SB]][%c1{{(_[0-9]+)?}}, {{.*}}], 4
+// CHECK: nvgpu.device_async_create_group
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][%c2{{(_[0-9]+)?}}, {{.*}}], 8 {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[SB]][%c2{{(_[0-9]+)?}}, {{.*}}], 4
+// CHECK: %[[G:.*]] = nvgpu.device_async_create_group
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: scf.for %[[K:.*]] = %c0{{(_[0-9]+)?}} to %c128 step %c32{{(_[0-9]+)?}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>)
+// CHECK-NEXT: nvgpu.device_async_wait %[[G]] {numGroups = 2 : i32}
 // CHECK-NEXT: gpu.barrier
-// CHECK-NOT: vector.load
-// CHECK: vector.store %[[A]], %[[SA]][{{.*}}] {alignment = 16 : i64}
-// CHECK-NEXT: vector.store %[[B]], %[[SB]][{{.*}}] {alignment = 8 : i64}
-// CHECK-NEXT: gpu.barrier
-// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c32
-// CHECK: %[[CLAMPED:.*]] = arith.minui %[[NEXT]], %c96
-// CHECK: %[[A1:.*]] = vector.load %arg0[{{.*}}] {alignment = 16 : i64}
-// CHECK: %[[B1:.*]] = vector.load %arg1[{{.*}}] {alignment = 8 : i64}
+// CHECK-NEXT: %[[AHEAD:.*]] = arith.addi %[[K]], %c96
+// CHECK-NEXT: %[[LAST:.*]] = arith.minui %[[AHEAD]], %c96
+// CHECK: %[[NEXT_STAGE:.*]] = affine.apply #[[STAGE]](%[[AHEAD]])
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][%[[NEXT_STAGE]], {{.*}}], 8 {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[SB]][{{.*}}], 4
+// CHECK: nvgpu.device_async_create_group
+// CHECK-NOT: gpu.barrier
 // CHECK-NOT: %arg2{{[^0-9]}}
-// CHECK: nvgpu.ldmatrix %[[SA]][{{.*}}] {numTiles = 4 : i32, transpose = false}
+// CHECK: %[[STEP_STAGE:.*]] = affine.apply #[[STAGE]](%[[K]])
+// CHECK: nvgpu.ldmatrix %[[SA]][%[[STEP_STAGE]], {{.*}}] {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix %[[SB]][{{.*}}] {numTiles = 2 : i32, transpose = true}
 // CHECK: %[[D:.*]] = nvgpu.mma.sync({{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: %[[D2:.*]] = nvgpu.mma.sync({{.*}}, %[[D]]) {mmaShape = [16, 8, 16]}
 // CHECK-NOT: %arg2{{[^0-9]}}
-// CHECK: scf.yield %[[D2]], %[[A1]], %[[B1]]
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield %[[D2]]
+// CHECK-NEXT: }
+// CHECK-NEXT: nvgpu.device_async_wait %[[G]] {numGroups = 0 : i32}
 // CHECK-COUNT-2: vector.store {{.*}}, %arg2[{{.*}}] : memref<64x32xf32>, vector<2xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK-NOT: amp.tile_copy
+// CHECK-NOT: vector.load %arg0
 // CHECK-NOT: linalg.matmul
 // SM75: warning: amp-gpu-tensor-core-contractions: sm_75 has no mma.sync m16n8k16 (sm_80+); this contraction runs as SIMT code with f32 accumulation
 // SM75-LABEL: func @f16_matmul
@@ -87,31 +103,33 @@ func.func @bf16_matmul(%d: memref<32x32xbf16>, %e: memref<32x8xbf16>, %f: memref
 // A larger matmul: each warp takes a 32 x 32 output tile (1024 warps of
 // 32 x 32 are enough to fill the GPU), blocks 2 x 2 warps over 64 x 64.
 // Per k step of 32 the block copies A's 64 x 32 and B's 32 x 64 tile to
-// shared memory (two 16-byte copies each per thread), and each warp loads
+// shared memory (two 16-byte cp.asyncs each per thread; two k steps, so
+// two stages), and each warp loads
 // its fragments once (A: 2 rows x 2 k pieces, ldmatrix x4; B: 4 columns x
 // 2 k pieces, ldmatrix x2 transposed) and issues 2 x 4 x 2 mma.syncs, each
 // A fragment used by four of them and each B fragment by two; the eight
 // accumulator fragments stay in registers through the k loop.
 // CHECK-LABEL: func @f16_warp_tile
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup({{.*}} : memref<64x40xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<32x72xf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c16{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) workgroup({{.*}} : memref<2x64x40xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<2x32x72xf16, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-16: vector.load %arg2
-// CHECK: scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<8xf16>, vector<8xf16>, vector<8xf16>, vector<8xf16>)
+// CHECK: scf.for {{.*}} -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>) {
 // CHECK-COUNT-16: nvgpu.mma.sync
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-16: vector.store {{.*}}, %arg2
 // CHECK: gpu.terminator
 // TILE-LABEL: func @f16_warp_tile
-// TILE-COUNT-2: vector.load %arg0{{.*}}vector<8xf16>
-// TILE-COUNT-2: vector.load %arg1{{.*}}vector<8xf16>
+// TILE-COUNT-2: nvgpu.device_async_copy %arg0{{.*}}, 8 {bypassL1}
+// TILE-COUNT-2: nvgpu.device_async_copy %arg1{{.*}}, 8 {bypassL1}
+// TILE: nvgpu.device_async_create_group
 // TILE: scf.for
+// TILE-NEXT: nvgpu.device_async_wait {{.*}} {numGroups = 0 : i32}
 // TILE-NEXT: gpu.barrier
+// TILE-COUNT-2: nvgpu.device_async_copy %arg0{{.*}}, 8 {bypassL1}
+// TILE-COUNT-2: nvgpu.device_async_copy %arg1{{.*}}, 8 {bypassL1}
+// TILE: nvgpu.device_async_create_group
 // TILE-NOT: vector.load
-// TILE-COUNT-4: vector.store {{.*}}vector<8xf16>
-// TILE-NEXT: gpu.barrier
-// TILE-COUNT-2: vector.load %arg0{{.*}}vector<8xf16>
-// TILE-COUNT-2: vector.load %arg1{{.*}}vector<8xf16>
-// TILE-NOT: vector.load
+// TILE-NOT: gpu.barrier
 // TILE-COUNT-4: numTiles = 4 : i32, transpose = false
 // TILE-NOT: numTiles = 4
 // TILE: scf.yield
@@ -132,22 +150,22 @@ func.func @f16_warp_tile(%a: memref<1024x64xf16>, %b: memref<64x1024xf16>, %c: m
 // in registers.
 // CHECK-LABEL: func @bf16_warp_tile
 // CHECK-COUNT-16: vector.load %arg2
-// CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>) {
 // CHECK-COUNT-16: nvvm.mma.sync
 // CHECK-NOT: %arg2{{[^0-9]}}
 // CHECK: scf.yield
 // CHECK-COUNT-16: vector.store {{.*}}, %arg2
 // CHECK: gpu.terminator
 // TILE-LABEL: func @bf16_warp_tile
-// TILE: gpu.launch {{.*}} workgroup(%[[SA:[^ ]*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>
+// TILE: gpu.launch {{.*}} workgroup(%[[SA:[^ ]*]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>
 // TILE: scf.for
-// TILE-COUNT-2: vector.load %arg0
-// TILE-COUNT-2: vector.load %arg1
+// TILE-COUNT-2: nvgpu.device_async_copy %arg0
+// TILE-COUNT-2: nvgpu.device_async_copy %arg1
 // TILE-COUNT-4: nvgpu.ldmatrix %[[SA]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // TILE-NOT: nvgpu.ldmatrix %[[SA]]
 // TILE: scf.yield
 // LDB-LABEL: func @bf16_warp_tile
-// LDB: gpu.launch {{.*}}, %[[SB:[^ ]*]] : memref<32x72xbf16, #gpu.address_space<workgroup>>)
+// LDB: gpu.launch {{.*}}, %[[SB:[^ ]*]] : memref<2x32x72xbf16, #gpu.address_space<workgroup>>)
 // LDB: scf.for
 // LDB-COUNT-8: nvgpu.ldmatrix %[[SB]]{{.*}} {numTiles = 2 : i32, transpose = true}
 // LDB-NOT: ldmatrix
@@ -164,10 +182,10 @@ func.func @bf16_warp_tile(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c
 // are folded before either is rewritten).
 // CHECK-LABEL: func @shared_accumulator
 // CHECK: gpu.launch
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<8xf16>, vector<{{[0-9]+}}xf16>, vector<{{[0-9]+}}xf16>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>) {
 // CHECK: nvgpu.mma.sync
 // CHECK: gpu.launch
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>, vector<8xbf16>, vector<{{[0-9]+}}xbf16>, vector<{{[0-9]+}}xbf16>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<2xf32>, vector<2xf32>) {
 // CHECK: nvvm.mma.sync
 func.func @shared_accumulator(%a: memref<32x64xf16>, %b: memref<64x8xf16>,
                               %d: memref<32x64xbf16>, %e: memref<64x8xbf16>,
@@ -310,9 +328,11 @@ func.func @earlier_launch(%a: memref<32x32xbf16>, %b: memref<32x8xbf16>, %c: mem
 // CHECK:   %[[VB:.*]] = memref.reinterpret_cast %[[B]] to offset: [%{{.*}}], sizes: [128, 32], strides: [32, 1]
 // CHECK:   %[[VC:.*]] = memref.reinterpret_cast %[[C]] to offset: [%{{.*}}], sizes: [64, 32], strides: [32, 1]
 // CHECK:   vector.load %[[VC]]
+// CHECK:   nvgpu.device_async_copy %[[VA]]
+// CHECK:   nvgpu.device_async_copy %[[VB]]
 // CHECK:   scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>
-// CHECK:     vector.load %[[VA]]
-// CHECK:     vector.load %[[VB]]
+// CHECK:     nvgpu.device_async_copy %[[VA]]
+// CHECK:     nvgpu.device_async_copy %[[VB]]
 // CHECK:     nvgpu.ldmatrix
 // CHECK:     nvgpu.mma.sync
 // CHECK-NOT: vector.store {{.*}}%[[VC]]
@@ -367,7 +387,7 @@ func.func @batched_memory_space(%a: memref<2x32x32xf16, 1>, %b: memref<2x32x16xf
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch
 // CHECK-NOT: vector.load %arg2
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]],
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]])
 // CHECK: nvgpu.mma.sync
 func.func @fill_fused(%a: memref<32x64xf16>, %b: memref<64x8xf16>, %c: memref<32x8xf32>) {
   %z = arith.constant 0.0 : f32

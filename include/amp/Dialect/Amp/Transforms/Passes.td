@@ -283,13 +283,22 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     and B tiles from global memory (coalesced, up to 16 bytes per copy,
     16-byte aligned: the operands' base addresses must be, as every buffer
     the runtime allocates is) into workgroup buffers whose rows are padded
-    by 8 elements (bank-conflict-free ldmatrix), between `gpu.barrier`s,
-    and the warps read their fragments from there. The k loop is software
-    pipelined: each iteration loads the next step's chunks from global
-    memory into registers right after storing its own, before its
-    mma.syncs, and carries them to the next iteration, so that the loads'
-    latency hides behind the tensor-core work (the last step reloads its
-    own chunks rather than branch).
+    by 8 elements (bank-conflict-free ldmatrix), and the warps read their
+    fragments from there. A k loop rotates through several such sets of
+    tiles (stages): as many as fit in 48 KiB of static shared memory, up to
+    4 and up to the k steps (128 x 128 block tiles with k steps of 32: 2
+    stages of 18.5 KiB; 64 x 64: 4). The copies are `cp.async`
+    (`nvgpu.device_async_copy`, global to shared memory without registers;
+    16-byte copies bypass L1), one commit group per k step, issued
+    stages - 1 steps ahead: each iteration waits for its own step's group
+    (`nvgpu.device_async_wait` leaving stages - 2 pending), passes one
+    `gpu.barrier` (its tiles visible to every warp, the previous step's
+    stage free), issues the copies of the step stages - 1 ahead into that
+    free stage and runs its mma.syncs, so that stages - 1 steps of loads are
+    in flight behind the tensor-core work (the last steps reload the last
+    step's tiles into stages no later step reads rather than branch). With
+    one k step (no loop): one set of tiles, copied through registers
+    between barriers.
 
     f16: the contraction goes to `nvgpu.mma.sync` with
     `mmaShape = [16, 8, 16]` by upstream's vector-to-nvgpu conversion, run
