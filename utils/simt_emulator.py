@@ -437,6 +437,14 @@ class View:
         self.base.store(op, emulator, flat, value)
 
 
+class DynamicShared:
+    """A launch's dynamic shared memory (gpu.dynamic_shared_memory): `size`
+    bytes per block, used through memref.view."""
+
+    def __init__(self, size):
+        self.size = size
+
+
 def static_list(op, key):
     return [int(v) for v in re.search(r"array<i64:?([^>]*)>", op.prop(key))
             .group(1).split(",") if v.strip()]
@@ -636,9 +644,13 @@ class Emulator:
         segments = [int(s) for s in
                     re.search(r"array<i32: ([\d, ]+)>", op.prop("operandSegmentSizes"))
                     .group(1).split(",")]
-        if segments[0] or len(sizes) != 6 or any(segments[7:]):
-            raise EmulationError("gpu.launch: async, cluster or dynamic shared "
-                                 "memory operands are not emulated")
+        # async dependencies, grid x/y/z, block x/y/z, cluster x/y/z,
+        # dynamic shared memory size
+        if segments[0] or any(segments[7:10]) or len(segments) != 11:
+            raise EmulationError("gpu.launch: async or cluster operands are not "
+                                 "emulated")
+        self.dynamic_shared_bytes = sizes.pop() if segments[10] else 0
+        self.dynamic_shared_views = []
         grid, block = sizes[:3], sizes[3:]
         per_block = block[0] * block[1] * block[2]
         blocks = grid[0] * grid[1] * grid[2]
@@ -661,6 +673,7 @@ class Emulator:
             inner[name] = Memory(np.full((blocks,) + shape, np.nan if elem in FLOAT_TYPES
                                          else 0, dtype=numpy_type(elem)), shared=True)
         self.block_of_thread = b
+        self.launch_blocks = blocks
         self.epoch = 0
         self.launch_id = object()
         outer_active, self.active = self.active, np.ones(self.threads, bool)
@@ -844,6 +857,43 @@ class Emulator:
                                  "differ between threads are not emulated")
         return [View(base, np.asarray(offset, dtype=np.int64),
                      [int(v[0]) for v in sizes], [int(v[0]) for v in strides])]
+
+    def op_gpu_dynamic_shared_memory(self, op, env):
+        """The launch's dynamic shared memory, as bytes for memref.view."""
+        if not self.dynamic_shared_bytes:
+            raise EmulationError("gpu.dynamic_shared_memory: the launch has no "
+                                 "dynamic_shared_memory_size")
+        return [DynamicShared(self.dynamic_shared_bytes)]
+
+    def op_memref_view(self, op, env):
+        """A typed buffer in the launch's dynamic shared memory, at a byte
+        offset; its elements start as NaN (floats) or a sentinel. Views
+        must lie within the size the launch gives, aligned to 16 bytes, and
+        not overlap (each is a buffer of its own here)."""
+        source = env[op.operands[0]]
+        if not isinstance(source, DynamicShared):
+            raise EmulationError("memref.view: of gpu.dynamic_shared_memory only")
+        if len(op.operands) != 2:
+            raise EmulationError("memref.view: dynamic sizes are not emulated")
+        offset = self.uniform(env, op.operands[1])
+        shape, elem = parse_shaped(op.types()[1][0])
+        elem_bytes = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i32": 4,
+                      "i64": 8}.get(elem)
+        if elem_bytes is None:
+            raise EmulationError(f"memref.view: {elem} elements are not emulated")
+        end = offset + int(np.prod(shape)) * elem_bytes
+        if offset % 16 or end > source.size:
+            raise EmulationError(f"memref.view: bytes [{offset}, {end}) are not 16-byte "
+                                 f"aligned within the {source.size} bytes of dynamic "
+                                 "shared memory")
+        for lo, hi in self.dynamic_shared_views:
+            if offset < hi and lo < end:
+                raise EmulationError(f"memref.view: bytes [{offset}, {end}) overlap "
+                                     f"another view's [{lo}, {hi})")
+        self.dynamic_shared_views.append((offset, end))
+        fill = np.nan if elem in FLOAT_TYPES else 0
+        return [Memory(np.full((self.launch_blocks,) + shape, fill,
+                               dtype=numpy_type(elem)), shared=True)]
 
     def op_memref_load(self, op, env):
         mem = self.memory(env, op.operands[0])

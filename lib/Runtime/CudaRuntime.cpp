@@ -66,6 +66,7 @@ struct Driver {
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
   X(cuLaunchKernel)                                                            \
+  X(cuFuncSetAttribute)                                                        \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \
@@ -223,6 +224,12 @@ AMP_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
       blockZ == 0)
     return;
   ScopedContext scope;
+  // Above 48 KiB of dynamic shared memory (the tensor-core kernels' shared
+  // stages, amp-gpu-tensor-core-contractions) a kernel must opt in; the
+  // chip's limit (sm_90: 227 KiB) is checked by the call.
+  if (smem > 48 * 1024)
+    AMP_CHECK(cuFuncSetAttribute(
+        function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
   AMP_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                            blockZ, smem, stream, params, extra));
 }

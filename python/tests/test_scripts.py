@@ -266,6 +266,37 @@ func.func @sum(%a: memref<3000xf32>, %o: memref<f32>) {
 
 
 
+def test_simt_emulator_checks_dynamic_shared_stages(tmp_path):
+    # 128 x 128 block tiles with four stages (74 KiB) live in the launch's
+    # dynamic shared memory as two memref.views: emulated right, then with
+    # the views overlapping, past the launch's size, or with the size gone.
+    kernels = tmp_path / "big.mlir"
+    subprocess.run([amp_opt_binary(), "-", "--amp-gpu-tensor-core-contractions",
+                    "--mlir-print-op-generic", "-o", str(kernels)], input="""
+func.func @f16(%a: memref<2048x128xf16>, %b: memref<128x2048xf16>, %c: memref<2048x2048xf32>) {
+  linalg.matmul ins(%a, %b : memref<2048x128xf16>, memref<128x2048xf16>) outs(%c : memref<2048x2048xf32>)
+  return
+}""", text=True, check=True)
+    emulator = os.path.join(ROOT, "utils", "simt_emulator.py")
+    r = run(emulator, str(kernels))
+    assert r.returncode == 0 and r.stdout.endswith("max |C - numpy| = 0\n"), r.stderr
+    text = kernels.read_text()
+    assert "<{value = 40960 : index}>" in text and "<{value = 75776 : i32}>" in text
+    mutants = {
+        "overlap": (text.replace("<{value = 40960 : index}>", "<{value = 40944 : index}>"),
+                    "overlap another view's"),
+        "too small": (text.replace("<{value = 75776 : i32}>", "<{value = 75760 : i32}>"),
+                      "within the 75760 bytes of dynamic shared memory"),
+        "no size": (text.replace("<{value = 75776 : i32}>", "<{value = 0 : i32}>"),
+                    "the launch has no dynamic_shared_memory_size"),
+    }
+    for name, (mutant, message) in mutants.items():
+        path = tmp_path / "mutant.mlir"
+        path.write_text(mutant)
+        r = run(emulator, str(path))
+        assert r.returncode == 1 and message in r.stderr, (name, r.stderr)
+
+
 def test_simt_emulator_checks_partial_reduction_kernels(tmp_path):
     # The column kernels of amp-gpu-reduction-kernels through the emulator
     # (test/Dialect/Amp/Transforms/gpu-reduction-kernels-emulated.mlir):

@@ -190,26 +190,37 @@ TileConfig chooseTiles(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
 }
 
 /// The most static shared memory a block may have (CUDA: 48 KiB; more
-/// needs dynamic shared memory).
+/// needs dynamic shared memory, which the kernel opts in to at launch).
 constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
+/// The most shared memory a launch's stages take: 96 KiB fits every sm_80+
+/// chip (sm_86/sm_89: 99 KiB a block) and leaves two 128 x 128 blocks (the
+/// most their registers allow) room on an SM of sm_80 (164 KiB) or sm_90
+/// (227 KiB).
+constexpr int64_t kMaxStagesBytes = 96 * 1024;
+
+/// The bytes of one stage of `config`'s tiles: blockM x (blockK + 8) and
+/// blockK x (blockN + 8) elements of `elementBytes` bytes (rows padded by
+/// 8, see stageInSharedMemory).
+int64_t stageBytes(const TileConfig &config, int64_t elementBytes) {
+  return (config.blockM * (config.blockK + 8) +
+          config.blockK * (config.blockN + 8)) *
+         elementBytes;
+}
+
 /// The sets of A and B tiles (stages) a launch's k loop rotates through
-/// (pipelineTileCopies): as many as fit in kStaticSharedBytes, up to 4 and
-/// up to the k steps; 1 with one k step (no loop). A stage of `config`
-/// holds blockM x (blockK + 8) and blockK x (blockN + 8) elements of
-/// `elementBytes` bytes (rows padded by 8, see stageInSharedMemory); the
-/// largest tiles chooseTiles picks (128 x 128, k steps of 32) take 18.5
-/// KiB, 2 stages.
+/// (pipelineTileCopies): as many as fit in kMaxStagesBytes, up to 4 and
+/// up to the k steps; 1 with one k step (no loop). The largest tiles
+/// chooseTiles picks (128 x 128, k steps of 32) take 18.5 KiB a stage: 4
+/// stages, 74 KiB of dynamic shared memory.
 int64_t chooseStages(const TileConfig &config, int64_t k,
                      int64_t elementBytes) {
-  int64_t stageBytes = (config.blockM * (config.blockK + 8) +
-                        config.blockK * (config.blockN + 8)) *
-                       elementBytes;
   int64_t steps = k / config.blockK;
   if (steps < 2)
     return 1;
   return std::max<int64_t>(
-      1, std::min<int64_t>({4, steps, kStaticSharedBytes / stageBytes}));
+      1, std::min<int64_t>(
+             {4, steps, kMaxStagesBytes / stageBytes(config, elementBytes)}));
 }
 
 /// The schedule text of `pieces` (a transform module whose entry point runs
@@ -462,6 +473,23 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) -> Value {
     return affine::makeComposedAffineApply(rewriter, loc, e, operands);
   };
+  // Past kStaticSharedBytes the stages are views of the launch's dynamic
+  // shared memory (A's stages, then B's), set up at the top of its body.
+  Type elem = readA.getVectorType().getElementType();
+  int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+  int64_t sharedBytes = stages * stageBytes(config, elemBytes);
+  Value dynamicShared;
+  int64_t dynamicOffset = 0;
+  if (stages > 1 && sharedBytes > kStaticSharedBytes) {
+    rewriter.setInsertionPoint(launch);
+    launch.getDynamicSharedMemorySizeMutable().assign(
+        arith::ConstantIntOp::create(rewriter, loc, sharedBytes, 32));
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+    dynamicShared = gpu::DynamicSharedMemoryOp::create(
+        rewriter, loc,
+        MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                        MemRefLayoutAttrInterface(), workgroup));
+  }
   // The k step's stage: ((k - lb) / step) mod stages, at the start of the
   // k loop's body.
   Value stage;
@@ -474,7 +502,6 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   // several stages its stage's part of a stages x rows x (cols + 8) one.
   auto sharedTile = [&](vector::TransferReadOp read, int64_t rows,
                         int64_t cols) -> Value {
-    Type elem = read.getVectorType().getElementType();
     if (stages == 1)
       return launch.addWorkgroupAttribution(
           MemRefType::get({rows, cols + 8}, elem, MemRefLayoutAttrInterface(),
@@ -482,7 +509,19 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
           loc);
     auto all = MemRefType::get({stages, rows, cols + 8}, elem,
                                MemRefLayoutAttrInterface(), workgroup);
-    Value buffer = launch.addWorkgroupAttribution(all, loc);
+    Value buffer;
+    if (dynamicShared) {
+      OpBuilder::InsertionGuard viewGuard(rewriter);
+      rewriter.setInsertionPointAfterValue(dynamicShared);
+      buffer = memref::ViewOp::create(
+          rewriter, loc, all, dynamicShared,
+          arith::ConstantIndexOp::create(rewriter, loc, dynamicOffset),
+          ValueRange{});
+      // A stage's rows are multiples of 16 bytes: B's view is aligned.
+      dynamicOffset += all.getNumElements() * elemBytes;
+    } else {
+      buffer = launch.addWorkgroupAttribution(all, loc);
+    }
     SmallVector<OpFoldResult> offsets = {stage, rewriter.getIndexAttr(0),
                                          rewriter.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),

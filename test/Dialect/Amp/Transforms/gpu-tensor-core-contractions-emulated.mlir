@@ -56,6 +56,21 @@ func.func @bf16_one_warp_blocks(%a: memref<48x32xbf16>, %b: memref<32x24xbf16>, 
   return
 }
 
+// 16 k steps through 4 stages (32 x 16 block tiles, 6.5 KiB a stage):
+// every stage reused four times, the last three steps' copies clamped;
+// then 3 k steps through 3 stages in bf16.
+// CHECK: f16_four_stages: 1 launch(es), 64 blocks of 128 threads, 32 mma.sync per warp, max |C - numpy| = 0
+func.func @f16_four_stages(%a: memref<256x512xf16>, %b: memref<512x128xf16>, %c: memref<256x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<256x512xf16>, memref<512x128xf16>) outs(%c : memref<256x128xf32>)
+  return
+}
+
+// CHECK: bf16_three_stages: 1 launch(es), 16 blocks of 128 threads, 6 mma.sync per warp, max |C - numpy| = 0
+func.func @bf16_three_stages(%a: memref<128x96xbf16>, %b: memref<96x64xbf16>, %c: memref<128x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x96xbf16>, memref<96x64xbf16>) outs(%c : memref<128x64xf32>)
+  return
+}
+
 // CHECK: f16_small: 1 launch(es), 4 blocks of 128 threads, 8 mma.sync per warp, max |C - numpy| = 0
 func.func @f16_small(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x32xf32>) {
   linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x32xf16>) outs(%c : memref<64x32xf32>)

@@ -423,3 +423,28 @@ func.func @fill_kept(%a: memref<32x64xbf16>, %b: memref<64x8xbf16>, %c: memref<3
   linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x8xbf16>) outs(%d : memref<32x8xf32>)
   return %v : f32
 }
+
+// -----
+
+// 128 x 128 block tiles (64 x 64 warp tiles, 1024 warps) with eight k steps
+// of 32: four stages of 18.5 KiB exceed the 48 KiB of static shared memory,
+// so they are views of the launch's dynamic shared memory (74 KiB: A's
+// 4 x 128 x 40 stages at byte 0, B's 4 x 32 x 136 at byte 40960), with no
+// workgroup attributions; the copies and ldmatrix index the views.
+// CHECK-LABEL: func @dynamic_shared_stages
+// CHECK: %[[BYTES:.*]] = arith.constant 75776 : i32
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c64{{(_[0-9]+)?}}, {{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) dynamic_shared_memory_size %[[BYTES]] {
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[SB:.*]] = memref.view %[[DYN]][%c40960][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x32x136xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[SA:.*]] = memref.view %[[DYN]][%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x128x40xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[SA]][{{.*}}], 8 {bypassL1}
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[SB]][{{.*}}], 8 {bypassL1}
+// CHECK: scf.for
+// CHECK-NEXT: nvgpu.device_async_wait {{.*}} {numGroups = 2 : i32}
+// CHECK: nvgpu.ldmatrix %[[SA]]
+// CHECK: nvgpu.ldmatrix %[[SB]]
+// CHECK: nvgpu.mma.sync
+func.func @dynamic_shared_stages(%a: memref<2048x256xf16>, %b: memref<256x2048xf16>, %c: memref<2048x2048xf32>) {
+  linalg.matmul ins(%a, %b : memref<2048x256xf16>, memref<256x2048xf16>) outs(%c : memref<2048x2048xf32>)
+  return
+}

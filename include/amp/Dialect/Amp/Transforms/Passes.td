@@ -285,9 +285,14 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     the runtime allocates is) into workgroup buffers whose rows are padded
     by 8 elements (bank-conflict-free ldmatrix), and the warps read their
     fragments from there. A k loop rotates through several such sets of
-    tiles (stages): as many as fit in 48 KiB of static shared memory, up to
-    4 and up to the k steps (128 x 128 block tiles with k steps of 32: 2
-    stages of 18.5 KiB; 64 x 64: 4). The copies are `cp.async`
+    tiles (stages): as many as fit in 96 KiB (every sm_80+ chip's limit a
+    block, two 128 x 128 blocks an SM on sm_80 and sm_90), up to 4 and up
+    to the k steps (128 x 128 block tiles with k steps of 32: 4 stages of
+    18.5 KiB). Up to 48 KiB they are workgroup attributions; beyond, views
+    (`memref.view`) of the launch's dynamic shared memory
+    (`gpu.dynamic_shared_memory`, `dynamic_shared_memory_size` on the
+    launch; the runtime opts the kernel in to more than 48 KiB at launch).
+    The copies are `cp.async`
     (`nvgpu.device_async_copy`, global to shared memory without registers;
     16-byte copies bypass L1), one commit group per k step, issued
     stages - 1 steps ahead: each iteration waits for its own step's group
