@@ -224,8 +224,9 @@ def main():
             for ac in (None, ("cuda", "f16")):
                 text = build_train_step(make(), batch, fin, classes, SGD(), autocast=ac,
                                         loss_scaling=ac is not None)
-                ok &= check_ptx(text, "amp-cuda-pipeline",
-                                f"{name} step {'f16 AMP' if ac else 'f32'}")
+                for gemm in ("codegen", "cublas"):
+                    ok &= check_ptx(text, f"amp-cuda-pipeline{{gemm={gemm}}}",
+                                    f"{name} step {'f16 AMP' if ac else 'f32'} gemm={gemm}")
         return 0 if ok else 1
 
     try:

@@ -651,9 +651,11 @@ struct MemRef2D {
   int64_t strides[2];
 };
 
-/// C[m, n] += A[m, k] * B[k, n] on row-major buffers (unit inner strides),
-/// fp32 accumulation. cuBLAS is column-major: it computes C^T = B^T A^T.
-void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
+/// C[m, n] = A[m, k] * B[k, n] + beta * C[m, n] on row-major buffers (unit
+/// inner strides), fp32 accumulation; beta is 1 (accumulate) or 0 (C is
+/// overwritten, its old contents, NaN included, ignored). cuBLAS is
+/// column-major: it computes C^T = B^T A^T + beta C^T.
+void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c, float beta,
           cudaDataType abType, int elementBytes, const char *name,
           bool queued) {
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
@@ -664,8 +666,19 @@ void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
                  (long)b->sizes[1], (long)m, (long)n);
     std::exit(EXIT_FAILURE);
   }
-  if (m == 0 || n == 0 || k == 0)
+  if (m == 0 || n == 0)
+    return; // no C
+  if (k == 0 && beta != 0.0f)
     return; // C += nothing
+  if (k == 0) {
+    // C = 0 (cuBLAS leaves C alone when k is 0): amp-gpu-cublas-contractions
+    // passes beta = 0 only for a static k > 0.
+    std::fprintf(stderr,
+                 "amp-cuda-runtime: %s: beta = 0 with k = 0 would leave C "
+                 "unwritten\n",
+                 name);
+    std::exit(EXIT_FAILURE);
+  }
   for (const MemRef2D *x : {a, b, c})
     if (x->strides[1] != 1 && x->sizes[1] > 1) {
       std::fprintf(stderr, "amp-cuda-runtime: %s: inner stride must be 1\n",
@@ -674,7 +687,7 @@ void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
     }
   const Cublas &blas = cublas();
   ScopedContext scope;
-  float alpha = 1.0f, beta = 1.0f;
+  float alpha = 1.0f;
   const char *pa = a->aligned + a->offset * elementBytes;
   const char *pb = b->aligned + b->offset * elementBytes;
   char *pc = c->aligned + c->offset * 4;
@@ -702,23 +715,24 @@ void gemm(const MemRef2D *a, const MemRef2D *b, const MemRef2D *c,
 
 } // namespace
 
-/// `linalg.matmul` f16 x f16 -> f32 (accumulating into C), for
-/// amp-cuda-pipeline{gemm=cublas}; returns when C is written.
+/// `linalg.matmul` f16 x f16 -> f32, for amp-cuda-pipeline{gemm=cublas}:
+/// C = A * B + beta * C, beta 1 (accumulating into C) or 0 (a zero fill of
+/// C fused, amp-gpu-cublas-contractions); returns when C is written.
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulF16F32(MemRef2D *a, MemRef2D *b,
-                                                   MemRef2D *c) {
-  gemm(a, b, c, kCudaR16F, 2, "f16 x f16 -> f32", /*queued=*/false);
+                                                   MemRef2D *c, float beta) {
+  gemm(a, b, c, beta, kCudaR16F, 2, "f16 x f16 -> f32", /*queued=*/false);
 }
 
 /// `linalg.matmul` bf16 x bf16 -> f32.
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulBF16F32(MemRef2D *a, MemRef2D *b,
-                                                    MemRef2D *c) {
-  gemm(a, b, c, kCudaR16BF, 2, "bf16 x bf16 -> f32", /*queued=*/false);
+                                                    MemRef2D *c, float beta) {
+  gemm(a, b, c, beta, kCudaR16BF, 2, "bf16 x bf16 -> f32", /*queued=*/false);
 }
 
 /// `linalg.matmul` f32 x f32 -> f32.
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulF32(MemRef2D *a, MemRef2D *b,
-                                                MemRef2D *c) {
-  gemm(a, b, c, kCudaR32F, 4, "f32 x f32 -> f32", /*queued=*/false);
+                                                MemRef2D *c, float beta) {
+  gemm(a, b, c, beta, kCudaR32F, 4, "f32 x f32 -> f32", /*queued=*/false);
 }
 
 /// The queued variants (amp.queued_variant, called by the host code of
@@ -726,17 +740,19 @@ AMP_EXPORT void _mlir_ciface_ampCublasMatmulF32(MemRef2D *a, MemRef2D *b,
 /// stream and the call returns at once.
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulF16F32Queued(MemRef2D *a,
                                                          MemRef2D *b,
-                                                         MemRef2D *c) {
-  gemm(a, b, c, kCudaR16F, 2, "f16 x f16 -> f32", /*queued=*/true);
+                                                         MemRef2D *c,
+                                                         float beta) {
+  gemm(a, b, c, beta, kCudaR16F, 2, "f16 x f16 -> f32", /*queued=*/true);
 }
 
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulBF16F32Queued(MemRef2D *a,
                                                           MemRef2D *b,
-                                                          MemRef2D *c) {
-  gemm(a, b, c, kCudaR16BF, 2, "bf16 x bf16 -> f32", /*queued=*/true);
+                                                          MemRef2D *c,
+                                                          float beta) {
+  gemm(a, b, c, beta, kCudaR16BF, 2, "bf16 x bf16 -> f32", /*queued=*/true);
 }
 
 AMP_EXPORT void _mlir_ciface_ampCublasMatmulF32Queued(MemRef2D *a, MemRef2D *b,
-                                                      MemRef2D *c) {
-  gemm(a, b, c, kCudaR32F, 4, "f32 x f32 -> f32", /*queued=*/true);
+                                                      MemRef2D *c, float beta) {
+  gemm(a, b, c, beta, kCudaR32F, 4, "f32 x f32 -> f32", /*queued=*/true);
 }

@@ -45,7 +45,7 @@
 // With gemm=cublas the matmul is a call into the CUDA runtime's
 // cublasGemmEx wrapper (fp32 compute); only the SIMT kernels remain.
 // CUBLAS-DAG: llvm.call @_mlir_ciface_ampCublasMatmulF16F32(
-// CUBLAS-DAG: llvm.func @_mlir_ciface_ampCublasMatmulF16F32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CUBLAS-DAG: llvm.func @_mlir_ciface_ampCublasMatmulF16F32(!llvm.ptr, !llvm.ptr, !llvm.ptr, f32)
 // CUBLAS-NOT: mma.sync
 // GEMM: amp-cuda-pipeline: gemm must be codegen or cublas, got 'magic'
 // FORMAT: amp-cuda-pipeline: format must be isa, bin or fatbin, got 'elf'

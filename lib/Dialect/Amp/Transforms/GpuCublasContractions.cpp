@@ -4,13 +4,16 @@
 // identity-layout buffers with f16 x f16 -> f32, bf16 x bf16 -> f32 or
 // f32 x f32 -> f32 element types becomes a call to the CUDA runtime's
 // cublasGemmEx wrapper (`ampCublasMatmul{F16F32,BF16F32,F32}`, fp32
-// compute type), through its C interface (memref descriptors by pointer).
+// compute type), through its C interface (memref descriptors by pointer),
+// C = A * B + beta * C: beta 1, or 0 when a zero fill of C right before the
+// matmul (bufferization's zeroed accumulator) is fused into the call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -39,6 +42,24 @@ StringRef getCublasFunction(Type a, Type b, Type c) {
   if (a.isF32())
     return "ampCublasMatmulF32";
   return {};
+}
+
+/// The fill of `mm`'s output with a constant zero right before it (the op
+/// before it in its block, on the same buffer value), which a GEMM with
+/// beta = 0 replaces, or null. Only with a static k > 0: cuBLAS leaves C
+/// alone when k is 0.
+linalg::FillOp zeroFillOfOutput(linalg::MatmulOp mm) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(mm->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      fill.getOutputs()[0] != mm.getDpsInits()[0])
+    return {};
+  auto value = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : FloatAttr();
+  int64_t k = cast<MemRefType>(mm.getDpsInputs()[0].getType()).getDimSize(1);
+  if (!zero || !zero.getValue().isZero() || zero.getType() != value.getType() ||
+      ShapedType::isDynamic(k) || k == 0)
+    return {};
+  return fill;
 }
 
 struct AmpGpuCublasContractionsPass
@@ -85,7 +106,7 @@ struct AmpGpuCublasContractionsPass
         OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
         callee = func::FuncOp::create(
             b, module.getLoc(), name,
-            b.getFunctionType({dyn(ta), dyn(tb), dyn(tc)}, {}));
+            b.getFunctionType({dyn(ta), dyn(tb), dyn(tc), b.getF32Type()}, {}));
         callee.setPrivate();
         callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                         b.getUnitAttr());
@@ -101,13 +122,20 @@ struct AmpGpuCublasContractionsPass
                           FlatSymbolRefAttr::get(queued.getNameAttr()));
         }
       }
+      // A zero fill of C right before: beta = 0, and the fill (a kernel
+      // writing C, then the GEMM reading it) goes.
+      linalg::FillOp fill = zeroFillOfOutput(mm);
       rewriter.setInsertionPoint(mm);
       SmallVector<Value> args;
       for (auto [v, t] : {std::pair{a, ta}, {b, tb}, {c, tc}})
         args.push_back(
             memref::CastOp::create(rewriter, mm.getLoc(), dyn(t), v));
+      args.push_back(arith::ConstantOp::create(
+          rewriter, mm.getLoc(), rewriter.getF32FloatAttr(fill ? 0.0f : 1.0f)));
       func::CallOp::create(rewriter, mm.getLoc(), callee, args);
       rewriter.eraseOp(mm);
+      if (fill)
+        rewriter.eraseOp(fill);
     }
   }
 };

@@ -236,10 +236,14 @@ def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
     Every `linalg.matmul` on identity-layout buffers with default indexing
     maps and f16 x f16 -> f32, bf16 x bf16 -> f32 or f32 x f32 -> f32
     element types becomes `func.call @ampCublasMatmul{F16F32,BF16F32,F32}`
-    on the buffers cast to `memref<?x?xT>`: `cublasGemmEx` with
-    `CUBLAS_COMPUTE_32F` (fp32 accumulation), C += A * B, in
+    on the buffers cast to `memref<?x?xT>` and an f32 beta: `cublasGemmEx`
+    with `CUBLAS_COMPUTE_32F` (fp32 accumulation), C = A * B + beta * C, in
     `libamp_cuda_runtime.so` (through the C interface, declared with
-    `llvm.emit_c_interface`). The call synchronizes the device before it
+    `llvm.emit_c_interface`). Beta is 1 (C += A * B), or 0 where a
+    `linalg.fill` of C with a constant zero is the op right before the
+    matmul (bufferization's zeroed accumulator) and k is static and
+    non-zero: the fill goes, and with it a kernel writing C and the GEMM's
+    read of C (8 bytes per output element). The call synchronizes the device before it
     returns; the declaration names, in `amp.queued_variant`, the runtime's
     `...Queued` variant, which does not: `amp-gpu-async-launches` calls that
     one, queued after the kernels before it and waited for like them. Other
