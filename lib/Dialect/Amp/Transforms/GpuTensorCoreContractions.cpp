@@ -401,8 +401,9 @@ LogicalResult unbatchBlockMatmul(ModuleOp module) {
 /// instead of from global memory, each element of A once per block instead
 /// of once per warp column (B: per warp row). The shared tiles' rows are
 /// padded by 8 elements (16 bytes), which puts the 8 rows an ldmatrix reads
-/// on different banks. With `stages` > 1 and a k loop of constant bounds,
-/// each tile is a stages x rows x (cols + 8) buffer and k step i uses its
+/// on different banks. With config.stages > 1 and a k loop of constant
+/// bounds (otherwise config.stages becomes 1), each tile is a stages x rows
+/// x (cols + 8) buffer and k step i uses its
 /// stage i mod stages (a subview at the top of the loop's body), so that
 /// pipelineTileCopies can copy later steps' tiles while the warps read
 /// this one's. Fails, leaving the launch as it was, when the launch
@@ -413,7 +414,7 @@ LogicalResult unbatchBlockMatmul(ModuleOp module) {
 /// addresses are (every buffer the runtime allocates is): k and n are
 /// multiples of 16 and 8 elements.
 LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
-                                  const TileConfig &config, int64_t stages) {
+                                  TileConfig &config) {
   SmallVector<scf::ForOp> loops;
   launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
   SmallVector<vector::ContractionOp> contracts;
@@ -461,7 +462,8 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
     kStep = getConstantIntValue(loops.front().getStep());
   }
   if (!lb || !kStep)
-    stages = 1;
+    config.stages = 1;
+  int64_t stages = config.stages;
 
   MLIRContext *ctx = rewriter.getContext();
   Location loc = launch.getLoc();
@@ -1202,12 +1204,11 @@ struct AmpGpuTensorCoreContractionsPass
     // The tiles' subviews folded into the transfers, in every new launch
     // before any is rewritten: hoisting an accumulator out of a k loop is
     // refused while a view of its buffer remains, in any launch.
-    for (auto [launch, config] : launches) {
+    for (auto &[launch, config] : launches) {
       RewritePatternSet fold(&getContext());
       memref::populateFoldMemRefAliasOpPatterns(fold);
       (void)applyPatternsGreedily(launch, std::move(fold));
-      if (failed(
-              stageInSharedMemory(rewriter, launch, config, config.stages))) {
+      if (failed(stageInSharedMemory(rewriter, launch, config))) {
         launch.emitError("amp-gpu-tensor-core-contractions: the launch the "
                          "schedule made has an unexpected form; its A and B "
                          "tiles cannot be staged in shared memory");
