@@ -11,10 +11,10 @@ them, the unrolled m16n8k16 pieces, the lanes' fragment positions, the
 hoisted accumulators) and its barriers are where a wrong schedule would show.
 This emulator executes the pass's output as a GPU would: every thread of
 every block at once, as numpy arrays with one row per thread; shared memory
-(the launch's workgroup attributions) one array per block, with a race check
-at every access (a thread reading an element another thread wrote, or
-overwriting one another thread read or wrote, with no `gpu.barrier` in
-between); `ldmatrix` as the PTX ISA describes it; and `mma.sync` on the
+(the launch's workgroup attributions, or views of its dynamic shared memory)
+one array per block, with a race check at every access (a thread reading an
+element another thread wrote, or overwriting one another thread read or
+wrote, with no `gpu.barrier` in between); `ldmatrix` as the PTX ISA describes it; and `mma.sync` on the
 warp's fragments as the PTX ISA lays them out ("Matrix Fragments for
 mma.m16n8k16 with floating point type", f16 and bf16):
 g = laneid / 4, t = laneid % 4,
@@ -24,7 +24,13 @@ g = laneid / 4, t = laneid % 4,
     (rows 2t+8, 2t+9, column g);
   C and D (16 x 8), four floats: (row g, columns 2t, 2t+1),
     (row g+8, columns 2t, 2t+1).
-The layout is written here from the ISA, apart from the pass.
+The layout is written here from the ISA, apart from the pass. `cp.async`
+(`nvgpu.device_async_copy`, commit groups, `wait_group N`) lands as late as
+the ISA allows: the source is read at issue, the destination reads as NaN
+until the wait that completes the copy's group, and a copy still pending
+when the kernel ends is an error. The launch's dynamic shared memory
+(`gpu.dynamic_shared_memory`) is used through `memref.view`s, which must
+not overlap and must lie within the launch's size.
 
 Divergence: a loop whose bounds differ between threads runs each iteration
 with the threads still in it active, and `scf.if` runs each branch with its
@@ -54,7 +60,8 @@ function, and exits 1 when a value differs (that printed maximum is not
 the result, on a race (above; in global memory, two threads writing one
 element in a launch, or one reading what another wrote); on an access
 that is out of bounds or not aligned as it says (`alignment`; 16 bytes for
-an ldmatrix row, with 16-byte aligned bases); on an mma.sync told the
+an ldmatrix row and the copy's size for cp.async, with 16-byte aligned
+bases); on an mma.sync told the
 wrong multiplicand type; on an op or form this emulator does not model;
 and on unreadable input.
 
