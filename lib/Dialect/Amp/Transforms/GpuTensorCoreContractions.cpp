@@ -463,6 +463,16 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   }
   if (!lb || !kStep)
     config.stages = 1;
+  // MLIR lowers gpu.dynamic_shared_memory to a shared variable that the
+  // dynamic part follows: other shared variables of the kernel would
+  // overlap it. A launch with workgroup attributions already (none from the
+  // schedule) keeps its stages within static shared memory.
+  Type elem = readA.getVectorType().getElementType();
+  int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
+  if (!launch.getWorkgroupAttributions().empty())
+    config.stages = std::max<int64_t>(
+        1, std::min(config.stages,
+                    kStaticSharedBytes / stageBytes(config, elemBytes)));
   int64_t stages = config.stages;
 
   MLIRContext *ctx = rewriter.getContext();
@@ -477,8 +487,6 @@ LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
   };
   // Past kStaticSharedBytes the stages are views of the launch's dynamic
   // shared memory (A's stages, then B's), set up at the top of its body.
-  Type elem = readA.getVectorType().getElementType();
-  int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
   int64_t sharedBytes = stages * stageBytes(config, elemBytes);
   Value dynamicShared;
   int64_t dynamicOffset = 0;
