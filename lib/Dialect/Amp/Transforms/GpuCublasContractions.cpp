@@ -13,6 +13,8 @@
 #include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "GpuUtils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -46,8 +48,9 @@ StringRef getCublasFunction(Type a, Type b, Type c) {
 
 /// The fill of `mm`'s output with a constant zero right before it (the op
 /// before it in its block, on the same buffer value), which a GEMM with
-/// beta = 0 replaces, or null. Only with a static k > 0: cuBLAS leaves C
-/// alone when k is 0.
+/// beta = 0 replaces, or null. Only with a static k > 0 (cuBLAS leaves C
+/// alone when k is 0) and where A and B cannot be views of C (they would
+/// read the zeros the fill wrote).
 linalg::FillOp zeroFillOfOutput(linalg::MatmulOp mm) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(mm->getPrevNode());
   if (!fill || !fill.hasPureBufferSemantics() ||
@@ -57,7 +60,7 @@ linalg::FillOp zeroFillOfOutput(linalg::MatmulOp mm) {
   auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : FloatAttr();
   int64_t k = cast<MemRefType>(mm.getDpsInputs()[0].getType()).getDimSize(1);
   if (!zero || !zero.getValue().isZero() || zero.getType() != value.getType() ||
-      ShapedType::isDynamic(k) || k == 0)
+      ShapedType::isDynamic(k) || k == 0 || mayReadOutputBuffer(mm))
     return {};
   return fill;
 }

@@ -83,3 +83,18 @@ func.func @fills(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x3
   linalg.matmul ins(%f, %g : memref<64x?xf16>, memref<?x32xf16>) outs(%c : memref<64x32xf32>)
   return
 }
+
+// -----
+
+// A and B are C itself: the fill's zeros are what the matmul reads, and
+// the fill stays.
+// CHECK-LABEL: func @fill_read_by_matmul
+// CHECK: linalg.fill
+// CHECK: %[[BETA1:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: call @ampCublasMatmulF32({{.*}}, %[[BETA1]])
+func.func @fill_read_by_matmul(%c: memref<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x8xf32>)
+  linalg.matmul ins(%c, %c : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}

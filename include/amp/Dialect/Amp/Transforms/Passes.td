@@ -241,8 +241,8 @@ def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
     `libamp_cuda_runtime.so` (through the C interface, declared with
     `llvm.emit_c_interface`). Beta is 1 (C += A * B), or 0 where a
     `linalg.fill` of C with a constant zero is the op right before the
-    matmul (bufferization's zeroed accumulator) and k is static and
-    non-zero: the fill goes, and with it a kernel writing C and the GEMM's
+    matmul (bufferization's zeroed accumulator), k is static and non-zero
+    and A and B are not views of C: the fill goes, and with it a kernel writing C and the GEMM's
     read of C (8 bytes per output element). The call synchronizes the device before it
     returns; the declaration names, in `amp.queued_variant`, the runtime's
     `...Queued` variant, which does not: `amp-gpu-async-launches` calls that
