@@ -14,7 +14,8 @@ every block at once, as numpy arrays with one row per thread; shared memory
 (the launch's workgroup attributions, or views of its dynamic shared memory)
 one array per block, with a race check at every access (a thread reading an
 element another thread wrote, or overwriting one another thread read or
-wrote, with no `gpu.barrier` in between); `ldmatrix` as the PTX ISA describes it; and `mma.sync` on the
+wrote, with no `gpu.barrier` in between); `ldmatrix` as the PTX ISA
+describes it; and `mma.sync` on the
 warp's fragments as the PTX ISA lays them out ("Matrix Fragments for
 mma.m16n8k16 with floating point type", f16 and bf16):
 g = laneid / 4, t = laneid % 4,
@@ -889,10 +890,12 @@ class Emulator:
         if elem_bytes is None:
             raise EmulationError(f"memref.view: {elem} elements are not emulated")
         end = offset + int(np.prod(shape)) * elem_bytes
-        if offset % 16 or end > source.size:
-            raise EmulationError(f"memref.view: bytes [{offset}, {end}) are not 16-byte "
-                                 f"aligned within the {source.size} bytes of dynamic "
-                                 "shared memory")
+        if offset % 16:
+            raise EmulationError(f"memref.view: byte offset {offset} is not a multiple "
+                                 "of 16")
+        if end > source.size:
+            raise EmulationError(f"memref.view: bytes [{offset}, {end}) are not within "
+                                 f"the {source.size} bytes of dynamic shared memory")
         for lo, hi in self.dynamic_shared_views:
             if offset < hi and lo < end:
                 raise EmulationError(f"memref.view: bytes [{offset}, {end}) overlap "

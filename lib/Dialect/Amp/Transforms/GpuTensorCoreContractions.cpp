@@ -403,12 +403,13 @@ LogicalResult unbatchBlockMatmul(ModuleOp module) {
 /// padded by 8 elements (16 bytes), which puts the 8 rows an ldmatrix reads
 /// on different banks. With config.stages > 1 and a k loop of constant
 /// bounds (otherwise config.stages becomes 1), each tile is a stages x rows
-/// x (cols + 8) buffer and k step i uses its
-/// stage i mod stages (a subview at the top of the loop's body), so that
-/// pipelineTileCopies can copy later steps' tiles while the warps read
-/// this one's. Fails, leaving the launch as it was, when the launch
-/// is not the schedule's (one k loop, one contraction of two plain reads):
-/// the schedule always makes that form, so the pass reports an error.
+/// x (cols + 8) buffer (a workgroup attribution up to kStaticSharedBytes,
+/// beyond that a view of the launch's dynamic shared memory) and k step i
+/// uses its stage i mod stages (a subview at the top of the loop's body),
+/// so that pipelineTileCopies can copy later steps' tiles while the warps
+/// read this one's. Fails, leaving the launch as it was, when the launch is
+/// not the schedule's (one k loop, one contraction of two plain reads): the
+/// schedule always makes that form, so the pass reports an error.
 ///
 /// The copies' vector loads are 16-byte aligned when the operands' base
 /// addresses are (every buffer the runtime allocates is): k and n are
@@ -723,8 +724,7 @@ void pipelineTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch,
   std::function<bool(Operation *)> clonable = [&](Operation *op) {
     return llvm::all_of(op->getOperands(), [&](Value operand) {
       Operation *def = operand.getDefiningOp();
-      return !def || def->getBlock() != body ||
-             (def != op && isPure(def) && clonable(def));
+      return !def || def->getBlock() != body || (isPure(def) && clonable(def));
     });
   };
   // (The stores' buffer and indices: the stage's subview of the tiles
