@@ -40,19 +40,27 @@ Value makeTensor0d(OpBuilder &b, Location loc, Value scalar) {
 }
 
 /// `fn` applied elementwise to `input` (a ranked tensor, static or dynamic
-/// shape) with a `linalg.map` whose result has `resultElem` elements.
+/// shape) with a `linalg.generic` (identity maps, parallel) whose result has
+/// `resultElem` elements: a generic, not a `linalg.map`, so that upstream's
+/// elementwise fusion can fold it into its consumer (the unscaled gradient
+/// into the optimizer update that reads it, once control-flow-sink has
+/// moved it into the update's branch).
 Value mapElementwise(OpBuilder &b, Location loc, Value input, Type resultElem,
                      function_ref<Value(OpBuilder &, Location, Value)> fn) {
   auto type = cast<RankedTensorType>(input.getType());
   Value init =
       tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, input),
                               resultElem, type.getEncoding());
-  auto map = linalg::MapOp::create(
-      b, loc, ValueRange{input}, init,
+  int64_t rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{input}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args.front()));
       });
-  return map.getResult().front();
+  return generic.getResult(0);
 }
 
 /// An i1 that is true when `x` (a float scalar) is inf or NaN:

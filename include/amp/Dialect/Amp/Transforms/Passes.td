@@ -107,10 +107,14 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
   let description = [{
     Rewrites the GradScaler ops with PyTorch's exact arithmetic:
     - `amp.init_loss_scale` -> constant 0-d tensors;
-    - `amp.scale_loss` -> `linalg.map` (tensors) or `arith.mulf` (scalars),
-      computed in f32 and rounded once to the loss type;
+    - `amp.scale_loss` -> an elementwise `linalg.generic` (tensors) or
+      `arith.mulf` (scalars), computed in f32 and rounded once to the loss
+      type;
     - `amp.unscale` -> `inv_scale = truncf(1.0 / extf(scale : f64))`, one
-      `linalg.map` multiplying each gradient by it, and for each gradient an
+      elementwise `linalg.generic` multiplying each gradient by it (a
+      generic, so that the pipelines' elementwise fusion folds it into the
+      optimizer update that reads it, after `control-flow-sink` has moved
+      it into the update's branch), and for each gradient an
       `or`-reduction of `|g| >=u inf` (true for inf and NaN) over the
       gradient as it was before unscaling: a `linalg.generic` over all of a
       1-D gradient; for rank >= 2 one `linalg.generic` to a flag per row of

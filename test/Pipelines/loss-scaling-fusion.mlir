@@ -1,0 +1,41 @@
+// The front end of both pipelines (here amp-cpu-pipeline's, printed after
+// its elementwise fusion): amp.unscale's gradient multiply is used only by
+// the optimizer update inside amp.step_if_finite's branch, so
+// control-flow-sink moves it into that branch and elementwise fusion folds
+// it into the momentum update that reads it: no separate pass over the
+// gradient that writes the unscaled copy (under amp-cuda-pipeline: one
+// kernel and 8 bytes per gradient element fewer). The inf/NaN check still
+// reads the gradient as it was before unscaling, outside the branch.
+//
+// RUN: amp-opt %s --amp-cpu-pipeline --mlir-print-ir-after=linalg-fuse-elementwise-ops -o /dev/null 2>&1 | FileCheck %s
+
+// CHECK-LABEL: func.func @step
+// CHECK-SAME: (%[[W:[^:]*]]: tensor<64x32xf32>, %[[M:[^:]*]]: tensor<64x32xf32>, %[[G:[^:]*]]: tensor<64x32xf32>,
+// CHECK: %[[INV:.*]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<64x32xf32>)
+// CHECK-NOT: ins(%[[G]]
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: %[[MOMENTUM:.*]] = linalg.generic {{.*}} ins(%[[M]], %[[G]] : tensor<64x32xf32>, tensor<64x32xf32>)
+// CHECK: %[[MU_M:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[UNSCALED:.*]] = arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK-NEXT: arith.addf %[[MU_M]], %[[UNSCALED]] : f32
+// CHECK: %[[NEW_W:.*]] = linalg.generic {{.*}} ins(%[[W]], %[[MOMENTUM]] :
+// CHECK: scf.yield %[[NEW_W]], %[[MOMENTUM]]
+func.func @step(%w: tensor<64x32xf32>, %m: tensor<64x32xf32>, %g: tensor<64x32xf32>,
+                %scale: tensor<f32>, %tracker: tensor<i32>)
+    -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>, tensor<i32>) {
+  %ug, %found_inf = amp.unscale %g by %scale : tensor<64x32xf32>
+  %nw, %nm = amp.step_if_finite %found_inf keep(%w, %m : tensor<64x32xf32>, tensor<64x32xf32>) {
+    %mu = arith.constant dense<0.9> : tensor<64x32xf32>
+    %lr = arith.constant dense<0.5> : tensor<64x32xf32>
+    %mm = arith.mulf %m, %mu : tensor<64x32xf32>
+    %m1 = arith.addf %mm, %ug : tensor<64x32xf32>
+    %d = arith.mulf %m1, %lr : tensor<64x32xf32>
+    %w1 = arith.subf %w, %d : tensor<64x32xf32>
+    amp.yield %w1, %m1 : tensor<64x32xf32>, tensor<64x32xf32>
+  }
+  %ns, %nt = amp.update_scale %scale, %tracker, %found_inf
+  return %nw, %nm, %ns, %nt : tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>, tensor<i32>
+}
