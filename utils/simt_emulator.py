@@ -41,7 +41,8 @@ threads active; memory ops act for active threads only, and a barrier or
 Input: a function in generic MLIR form (`amp-opt --mlir-print-op-generic`)
 whose arguments are A (m x k), B (k x n) and C (m x n) memrefs of a matmul
 `C += A * B` (`C = VALUE + A * B` with `--filled VALUE`, for a function
-that fills C first), after `--amp-gpu-tensor-core-contractions` (or b x m x k,
+that fills C first; rounded to f16 or bf16 with `--round-output TYPE`, for
+one that rounds C after the matmul), after `--amp-gpu-tensor-core-contractions` (or b x m x k,
 b x k x n and b x m x n of a batched matmul, whose kernels view each batch
 element's matrices through `memref.reinterpret_cast`); or IN (r x c) and
 OUT (c x r) of a transpose, after `--amp-gpu-tiled-transpose`. The function
@@ -229,6 +230,15 @@ def parse_shaped(t):
         raise EmulationError(f"unsupported type {t}")
     dims = tuple(int(d) for d in m.group("dims").split("x") if d)
     return dims, m.group("elem")
+
+
+def round_to(x, elem):
+    """float32 `x` rounded to f16 or bf16 (to nearest even) and back."""
+    if elem == "f16":
+        return x.astype(np.float16).astype(np.float32)
+    bits = x.view(np.uint32)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return np.where(np.isnan(x), x, rounded.astype(np.uint32).view(np.float32))
 
 
 def numpy_type(elem):
@@ -638,9 +648,7 @@ class Emulator:
         if elem == "i1":
             return [v.astype(np.int64) & 1]
         if elem == "bf16":
-            bits = v.astype(np.float32).view(np.uint32)
-            rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-            return [np.where(np.isnan(v), v, rounded.astype(np.uint32).view(np.float32))]
+            return [round_to(v.astype(np.float32), "bf16")]
         return [v.astype(numpy_type(elem))]
 
     op_arith_extui = op_arith_extsi = op_arith_trunci = op_arith_index_cast = cast_to
@@ -1239,6 +1247,11 @@ def main():
                     help="a matmul whose function fills C with VALUE first: C must be "
                          "VALUE + A * B whatever C held (the kernel starts from the "
                          "fill, amp-gpu-tensor-core-contractions' fused fills)")
+    ap.add_argument("--round-output", choices=["f16", "bf16"],
+                    help="a matmul whose function rounds C to TYPE and back after it "
+                         "(keep-narrow-rounding): C must be A * B (+ C or the "
+                         "--filled VALUE) so rounded, to nearest even "
+                         "(amp-gpu-tensor-core-contractions' fused epilogues)")
     ap.add_argument("--reduce-dims", metavar="D,D,...",
                     help="the dimensions of IN a reduction folds (OUT has the others, "
                          "in order)")
@@ -1333,6 +1346,8 @@ def main():
                     (c if args.filled is None else args.filled)
                 emulator = Emulator(ea)
                 emulator.run_function(func, [a, b, c])
+            if args.round_output and len(types) == 3:
+                expected = round_to(expected.astype(np.float32), args.round_output)
             # NaN (an element never written) counts as a difference.
             diff = float(np.max(np.nan_to_num(np.abs(c.astype(np.float64) - expected),
                                               nan=np.inf)))

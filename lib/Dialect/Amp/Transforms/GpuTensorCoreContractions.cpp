@@ -27,7 +27,9 @@
 //    and startFromFill seeds them from a constant fill of the output right
 //    before the matmul, which goes;
 // 5. pipelineTileCopies makes the tile copies cp.async, issued stages - 1
-//    k steps ahead.
+//    k steps ahead, and applyEpilogue applies an elementwise op on the
+//    output right after the matmul to the accumulators before they are
+//    stored, which goes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1182,8 +1184,12 @@ struct AmpGpuTensorCoreContractionsPass
     // The fill of each launch's output right before its matmul, if any:
     // the launch can start its accumulators from the fill's value.
     DenseMap<Operation *, linalg::FillOp> outputFills;
+    // The elementwise op on each launch's output right after its matmul, if
+    // any: the launch can apply it to its accumulators before storing them.
+    DenseMap<Operation *, linalg::GenericOp> outputEpilogues;
     for (auto [mm, config] : matmuls) {
       linalg::FillOp fill = outputFill(mm);
+      linalg::GenericOp epilogue = outputEpilogue(mm);
       mm->setAttr(kMarker, UnitAttr::get(&getContext()));
       if (isa<linalg::BatchMatmulOp>(mm)) {
         if (failed(apply(scheduleOf(config, true, 0, {kTileBatchToBlocks}))) ||
@@ -1200,6 +1206,8 @@ struct AmpGpuTensorCoreContractionsPass
           launches.insert({launch, config});
           if (fill)
             outputFills[launch] = fill;
+          if (epilogue)
+            outputEpilogues[launch] = epilogue;
         }
       });
     }
@@ -1237,11 +1245,15 @@ struct AmpGpuTensorCoreContractionsPass
     }
     // The k loop pipelined over the launch's stages, and the stages'
     // subviews folded into the accesses (ldmatrix, cp.async).
+    // Then the output's elementwise epilogue applied to the stored
+    // accumulators, where it can be.
     auto pipeline = [&](gpu::LaunchOp launch, const TileConfig &config) {
       pipelineTileCopies(rewriter, launch, config.stages);
       RewritePatternSet fold(&getContext());
       memref::populateFoldMemRefAliasOpPatterns(fold);
       (void)applyPatternsGreedily(launch, std::move(fold));
+      if (linalg::GenericOp epilogue = outputEpilogues.lookup(launch))
+        applyEpilogue(rewriter, launch, epilogue);
     };
     for (auto [launch, config] : launches) {
       // bf16: lowered here (see Bf16MmaLowering).
@@ -1364,6 +1376,94 @@ struct AmpGpuTensorCoreContractionsPass
         break;
       }
     }
+  }
+
+  /// The elementwise `linalg.generic` on `mm`'s output right after it (the
+  /// op after it in its block) that reads and writes the output buffer in
+  /// place (identity maps, all parallel) and computes each element from
+  /// that element alone: every op of its body is an elementwise-mappable op
+  /// on the element or on results of earlier body ops, with one result.
+  /// This is what keep-narrow-rounding makes of an autocast matmul whose
+  /// f16 result is not fused into a consumer (the f32 accumulators rounded
+  /// to f16 and back, e.g. a weight gradient before loss scaling's checks).
+  /// Null otherwise.
+  static linalg::GenericOp outputEpilogue(linalg::LinalgOp mm) {
+    auto generic = dyn_cast_or_null<linalg::GenericOp>(mm->getNextNode());
+    Value c = mm.getDpsInits()[0];
+    if (!generic || !generic.hasPureBufferSemantics() ||
+        generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInputs()[0] != c || generic.getDpsInits()[0] != c ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }) ||
+        generic.getNumParallelLoops() != generic.getNumLoops())
+      return {};
+    Block *body = generic.getBody();
+    Value element = body->getArgument(0);
+    for (Operation &op : body->without_terminator()) {
+      bool local = llvm::all_of(op.getOperands(), [&](Value v) {
+        return v == element || v.getParentBlock() == body;
+      });
+      if (!OpTrait::hasElementwiseMappableTraits(&op) || !isPure(&op) ||
+          op.getNumRegions() || op.getNumResults() != 1 || !local ||
+          op.getNumOperands() == 0)
+        return {};
+    }
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    if (yield.getValues().front().getParentBlock() != body)
+      return {};
+    return generic;
+  }
+
+  /// Applies `epilogue` (outputEpilogue's, on the output of `launch`'s
+  /// matmul) to each value the launch stores to the output, and erases it:
+  /// one pass over the output fewer (8 bytes per f32 element). Only where
+  /// every store of the output in the launch is outside the k loop (the
+  /// accumulators carried in registers, or one k step) and nothing reads
+  /// the output after a store: each element is then stored once, with its
+  /// final value. Otherwise the epilogue stays.
+  static void applyEpilogue(RewriterBase &rewriter, gpu::LaunchOp launch,
+                            linalg::GenericOp epilogue) {
+    Value output = rootBuffer(epilogue.getDpsInits()[0]);
+    // The launch's accesses of the output in program order: loads (the
+    // accumulators' start) then stores, all outside the k loop.
+    SmallVector<vector::StoreOp> stores;
+    bool other = false;
+    launch.walk([&](Operation *op) {
+      for (Value operand : op->getOperands()) {
+        if (!isa<MemRefType>(operand.getType()) ||
+            rootBuffer(operand) != output || isa<ViewLikeOpInterface>(op))
+          continue;
+        auto store = dyn_cast<vector::StoreOp>(op);
+        bool inLoop = op->getParentOfType<scf::ForOp>() != nullptr;
+        if (store && store.getBase() == operand && !inLoop)
+          stores.push_back(store);
+        else if (!isa<vector::LoadOp>(op) || inLoop || !stores.empty())
+          other = true;
+      }
+    });
+    if (other || stores.empty())
+      return;
+    Block *body = epilogue.getBody();
+    for (vector::StoreOp store : stores) {
+      rewriter.setInsertionPoint(store);
+      auto type = cast<VectorType>(store.getValueToStore().getType());
+      IRMapping mapping;
+      mapping.map(body->getArgument(0), store.getValueToStore());
+      for (Operation &op : body->without_terminator()) {
+        OperationState state(op.getLoc(), op.getName());
+        for (Value operand : op.getOperands())
+          state.addOperands(mapping.lookup(operand));
+        state.addAttributes(op.getAttrs());
+        state.addTypes(
+            VectorType::get(type.getShape(), op.getResult(0).getType()));
+        mapping.map(op.getResult(0), rewriter.create(state)->getResult(0));
+      }
+      Value result = mapping.lookup(
+          cast<linalg::YieldOp>(body->getTerminator()).getValues().front());
+      rewriter.modifyOpInPlace(
+          store, [&] { store.getValueToStoreMutable().assign(result); });
+    }
+    rewriter.eraseOp(epilogue);
   }
 
   /// The `linalg.fill` of `mm`'s output with a constant right before it

@@ -448,3 +448,79 @@ func.func @dynamic_shared_stages(%a: memref<2048x256xf16>, %b: memref<256x2048xf
   linalg.matmul ins(%a, %b : memref<2048x256xf16>, memref<256x2048xf16>) outs(%c : memref<2048x2048xf32>)
   return
 }
+
+// -----
+
+// An elementwise op on the output in place right after the matmul (here
+// keep-narrow-rounding's rounding to f16 and back) is applied to each
+// lane's accumulator pairs before they are stored once after the k loop,
+// and the op goes.
+// CHECK-LABEL: func @epilogue_fused
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: scf.yield
+// CHECK-COUNT-2: %[[T:.*]] = arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
+// CHECK-NEXT: %[[E:.*]] = arith.extf %[[T]] : vector<2xf16> to vector<2xf32>
+// CHECK-NEXT: vector.store %[[E]], %arg2
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+func.func @epilogue_fused(%a: memref<32x64xf16>, %b: memref<64x8xf16>, %c: memref<32x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x8xf16>) outs(%c : memref<32x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<32x8xf32>) outs(%c : memref<32x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = arith.truncf %in : f32 to f16
+    %e = arith.extf %t : f16 to f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// The op stays: one that uses a value from outside its body (a scale), one
+// after a matmul whose accumulator is stored in every k step (a view of
+// the output elsewhere), and one between which and the matmul another op
+// comes.
+func.func private @keep_view(memref<16x8xf32, strided<[8, 1], offset: 128>>)
+// CHECK-LABEL: func @epilogue_kept
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+// CHECK: arith.truncf
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK: memref.copy
+// CHECK: linalg.generic
+// CHECK: arith.truncf
+func.func @epilogue_kept(%a: memref<32x64xf16>, %b: memref<64x8xf16>, %c: memref<32x8xf32>,
+                         %d: memref<32x8xf32>, %e: memref<32x8xf32>, %s: f32) {
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x8xf16>) outs(%c : memref<32x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<32x8xf32>) outs(%c : memref<32x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %s : f32
+    linalg.yield %m : f32
+  }
+  // expected-remark @below {{the accumulator is read and written in every k step}}
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x8xf16>) outs(%d : memref<32x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%d : memref<32x8xf32>) outs(%d : memref<32x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = arith.truncf %in : f32 to f16
+    %x = arith.extf %t : f16 to f32
+    linalg.yield %x : f32
+  }
+  %v = memref.subview %d[16, 0] [16, 8] [1, 1] : memref<32x8xf32> to memref<16x8xf32, strided<[8, 1], offset: 128>>
+  func.call @keep_view(%v) : (memref<16x8xf32, strided<[8, 1], offset: 128>>) -> ()
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x8xf16>) outs(%e : memref<32x8xf32>)
+  memref.copy %e, %c : memref<32x8xf32> to memref<32x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%e : memref<32x8xf32>) outs(%e : memref<32x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = arith.truncf %in : f32 to f16
+    %x = arith.extf %t : f16 to f32
+    linalg.yield %x : f32
+  }
+  return
+}

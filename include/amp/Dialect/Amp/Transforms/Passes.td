@@ -350,6 +350,16 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     Only where every read of the output in the launch is outside the k loop
     (carried in registers, or one k step); otherwise the fill stays.
 
+    Likewise an elementwise `linalg.generic` on the output in place right
+    after the matmul (the op after it, reading and writing the same buffer
+    value with identity maps, each element computed from that element alone
+    by elementwise ops: keep-narrow-rounding's rounding of an autocast
+    matmul's f32 accumulators to f16/bf16 and back, where no consumer took
+    it in, e.g. a weight gradient) is applied to the accumulators before
+    the launch stores them, and the op goes (one pass over the output, 8
+    bytes per element). Only where every store of the output in the launch
+    is outside the k loop and no read follows one; otherwise it stays.
+
     Other matmuls stay (the SIMT path of `amp-cuda-pipeline` takes them),
     with a remark saying why (shape, dynamic sizes, layout, an empty
     dimension, more than 65535 batch elements, or a place that is already
