@@ -71,7 +71,8 @@ It needs numpy: run it with the build's Python (`build/venv/bin/python`,
 as the lit tests do).
 
 Usage: build/venv/bin/python utils/simt_emulator.py IN.mlir [--func NAME ...]
-       [--seed N] [--reduction KIND [--reduce-dims D,...]]
+       [--seed N] [--filled VALUE] [--round-output TYPE]
+       [--reduction KIND [--reduce-dims D,...]]
 e.g.   build/bin/amp-opt k.mlir --pass-pipeline="builtin.module(func.func(
          amp-gpu-reduction-kernels))" --mlir-print-op-generic -o k.gen.mlir
        build/venv/bin/python utils/simt_emulator.py k.gen.mlir \
