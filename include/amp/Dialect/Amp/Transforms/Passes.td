@@ -246,16 +246,18 @@ def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
     `llvm.emit_c_interface`). Beta is 1 (C += A * B), or 0 where a
     `linalg.fill` of C with a constant zero is the op right before the
     matmul (bufferization's zeroed accumulator), k is static and non-zero
-    and A and B are not views of C: the fill goes, and with it a kernel writing C and the GEMM's
-    read of C (8 bytes per output element). The call synchronizes the device before it
-    returns; the declaration names, in `amp.queued_variant`, the runtime's
-    `...Queued` variant, which does not: `amp-gpu-async-launches` calls that
-    one, queued after the kernels before it and waited for like them. Other
+    and A and B are not views of C: the fill goes, and with it a kernel
+    writing C and the GEMM's read of C (8 bytes per output element). The
+    call synchronizes the device before it returns; the declaration names,
+    in `amp.queued_variant`, the runtime's `...Queued` variant, which does
+    not: `amp-gpu-async-launches` calls that one, queued after the kernels
+    before it and waited for like them. Other
     matmuls are left for the tensor-core and SIMT paths; strided ones get a
     remark. Used by `amp-cuda-pipeline{gemm=cublas}`.
   }];
-  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "ModuleOp"> {
@@ -300,9 +302,9 @@ def AmpGpuTensorCoreContractions : Pass<"amp-gpu-tensor-core-contractions", "Mod
     (`memref.view`) of the launch's dynamic shared memory
     (`gpu.dynamic_shared_memory`, `dynamic_shared_memory_size` on the
     launch; the runtime opts the kernel in to more than 48 KiB at launch).
-    The copies are `cp.async`
-    (`nvgpu.device_async_copy`, global to shared memory without registers;
-    16-byte copies bypass L1), one commit group per k step, issued
+    The copies are `cp.async` (`nvgpu.device_async_copy`, global to shared
+    memory without registers; 16-byte copies bypass L1), one commit group
+    per k step, issued
     stages - 1 steps ahead: each iteration waits for its own step's group
     (`nvgpu.device_async_wait` leaving stages - 2 pending), passes one
     `gpu.barrier` (its tiles visible to every warp, the previous step's
