@@ -50,17 +50,17 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
   pm.addPass(createCanonicalizerPass());
 
   // 2. To linalg on tensors (tosa.const to arith.constant: the upstream
-  // tosa-to-linalg pipeline leaves it), then elementwise fusion. Before it,
-  // control-flow-sink moves ops used only in one branch into it: loss
-  // scaling's unscaled gradients into the optimizer update's branch, where
-  // they fuse with the update.
+  // tosa-to-linalg pipeline leaves it), then elementwise fusion (which
+  // folds loss scaling's unscaled gradients, moved into the optimizer
+  // update's branch by amp-lower-loss-scaling, into the update).
   TosaToLinalgOptions tosaOptions;
   tosaOptions.aggressiveReduceConstant = true;
   tosa::addTosaToLinalgPasses(pm, tosaOptions);
-  if (failed(addPassList(pm,
-                       "func.func(tosa-to-arith,convert-elementwise-to-linalg,control-flow-sink,"
-                       "linalg-fuse-elementwise-ops,canonicalize,cse)",
-                       errorMessage)))
+  if (failed(
+          addPassList(pm,
+                      "func.func(tosa-to-arith,convert-elementwise-to-linalg,"
+                      "linalg-fuse-elementwise-ops,canonicalize,cse)",
+                      errorMessage)))
     return failure();
 
   return success();

@@ -1,8 +1,8 @@
 // The front end of both pipelines (here amp-cpu-pipeline's, printed after
 // its elementwise fusion): amp.unscale's gradient multiply is used only by
 // the optimizer update inside amp.step_if_finite's branch, so
-// control-flow-sink moves it into that branch and elementwise fusion folds
-// it into the momentum update that reads it: no separate pass over the
+// amp-lower-loss-scaling puts it in that branch and elementwise fusion
+// folds it into the momentum update that reads it: no separate pass over the
 // gradient that writes the unscaled copy (under amp-cuda-pipeline: one
 // kernel and 8 bytes per gradient element fewer). The inf/NaN check still
 // reads the gradient as it was before unscaling, outside the branch.

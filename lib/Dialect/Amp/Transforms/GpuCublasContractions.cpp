@@ -22,6 +22,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPGPUCUBLASCONTRACTIONS
@@ -46,11 +47,28 @@ StringRef getCublasFunction(Type a, Type b, Type c) {
   return {};
 }
 
+/// Whether `input` cannot share memory with `output`, a buffer the function
+/// allocates (`memref.alloc`): the input is (a view of) another allocation,
+/// a global or an argument of the function. A value from anywhere else (an
+/// `scf.if` or call result, a block argument of a branch) may be the
+/// output.
+bool cannotAlias(Value input, memref::AllocOp output) {
+  Value root = rootBuffer(input);
+  if (root == output.getResult())
+    return false;
+  if (auto arg = dyn_cast<BlockArgument>(root))
+    return arg.getOwner()->isEntryBlock() &&
+           isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  return root.getDefiningOp<memref::AllocOp>() ||
+         root.getDefiningOp<memref::GetGlobalOp>();
+}
+
 /// The fill of `mm`'s output with a constant zero right before it (the op
 /// before it in its block, on the same buffer value), which a GEMM with
 /// beta = 0 replaces, or null. Only with a static k > 0 (cuBLAS leaves C
-/// alone when k is 0) and where A and B cannot be views of C (they would
-/// read the zeros the fill wrote).
+/// alone when k is 0), and where C is a buffer the function allocates
+/// (bufferization's zeroed accumulator) that A and B cannot share (they
+/// would read the zeros the fill wrote).
 linalg::FillOp zeroFillOfOutput(linalg::MatmulOp mm) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(mm->getPrevNode());
   if (!fill || !fill.hasPureBufferSemantics() ||
@@ -60,7 +78,12 @@ linalg::FillOp zeroFillOfOutput(linalg::MatmulOp mm) {
   auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : FloatAttr();
   int64_t k = cast<MemRefType>(mm.getDpsInputs()[0].getType()).getDimSize(1);
   if (!zero || !zero.getValue().isZero() || zero.getType() != value.getType() ||
-      ShapedType::isDynamic(k) || k == 0 || mayReadOutputBuffer(mm))
+      ShapedType::isDynamic(k) || k == 0)
+    return {};
+  auto output =
+      rootBuffer(fill.getOutputs()[0]).getDefiningOp<memref::AllocOp>();
+  if (!output || !cannotAlias(mm.getDpsInputs()[0], output) ||
+      !cannotAlias(mm.getDpsInputs()[1], output))
     return {};
   return fill;
 }

@@ -1378,11 +1378,19 @@ struct AmpGpuTensorCoreContractionsPass
     }
   }
 
+  /// Whether `op` is in a loop of `launch` (its k loop), not merely in a
+  /// loop around the launch (a matmul in a training loop).
+  static bool inKLoop(Operation *op, gpu::LaunchOp launch) {
+    auto loop = op->getParentOfType<scf::ForOp>();
+    return loop && launch->isProperAncestor(loop);
+  }
+
   /// The elementwise `linalg.generic` on `mm`'s output right after it (the
   /// op after it in its block) that reads and writes the output buffer in
   /// place (identity maps, all parallel) and computes each element from
   /// that element alone: every op of its body is an elementwise-mappable op
-  /// on the element or on results of earlier body ops, with one result.
+  /// on the element (`%in` or `%out`, the same) or on results of earlier
+  /// body ops, with one result.
   /// This is what keep-narrow-rounding makes of an autocast matmul whose
   /// f16 result is not fused into a consumer (the f32 accumulators rounded
   /// to f16 and back, e.g. a weight gradient before loss scaling's checks).
@@ -1397,11 +1405,12 @@ struct AmpGpuTensorCoreContractionsPass
                       [](AffineMap map) { return map.isIdentity(); }) ||
         generic.getNumParallelLoops() != generic.getNumLoops())
       return {};
+    // The input and the output element are the same (one buffer, identity
+    // maps): both block arguments stand for the accumulator.
     Block *body = generic.getBody();
-    Value element = body->getArgument(0);
     for (Operation &op : body->without_terminator()) {
       bool local = llvm::all_of(op.getOperands(), [&](Value v) {
-        return v == element || v.getParentBlock() == body;
+        return v.getParentBlock() == body;
       });
       if (!OpTrait::hasElementwiseMappableTraits(&op) || !isPure(&op) ||
           op.getNumRegions() || op.getNumResults() != 1 || !local ||
@@ -1434,7 +1443,7 @@ struct AmpGpuTensorCoreContractionsPass
             rootBuffer(operand) != output || isa<ViewLikeOpInterface>(op))
           continue;
         auto store = dyn_cast<vector::StoreOp>(op);
-        bool inLoop = op->getParentOfType<scf::ForOp>() != nullptr;
+        bool inLoop = inKLoop(op, launch);
         if (store && store.getBase() == operand && !inLoop)
           stores.push_back(store);
         else if (!isa<vector::LoadOp>(op) || inLoop || !stores.empty())
@@ -1448,7 +1457,8 @@ struct AmpGpuTensorCoreContractionsPass
       rewriter.setInsertionPoint(store);
       auto type = cast<VectorType>(store.getValueToStore().getType());
       IRMapping mapping;
-      mapping.map(body->getArgument(0), store.getValueToStore());
+      for (BlockArgument element : body->getArguments())
+        mapping.map(element, store.getValueToStore());
       for (Operation &op : body->without_terminator()) {
         OperationState state(op.getLoc(), op.getName());
         for (Value operand : op.getOperands())
@@ -1499,7 +1509,7 @@ struct AmpGpuTensorCoreContractionsPass
         if (!isa<MemRefType>(operand.getType()) ||
             rootBuffer(operand) != output || isa<ViewLikeOpInterface>(op))
           continue;
-        if (read && !op->getParentOfType<scf::ForOp>())
+        if (read && !inKLoop(op, launch))
           reads.push_back(read);
         else if (!isa<vector::TransferWriteOp>(op))
           otherUse = true;

@@ -43,8 +43,7 @@ Value makeTensor0d(OpBuilder &b, Location loc, Value scalar) {
 /// shape) with a `linalg.generic` (identity maps, parallel) whose result has
 /// `resultElem` elements: a generic, not a `linalg.map`, so that upstream's
 /// elementwise fusion can fold it into its consumer (the unscaled gradient
-/// into the optimizer update that reads it, once control-flow-sink has
-/// moved it into the update's branch).
+/// into the optimizer update that reads it, see sinkIntoUpdates).
 Value mapElementwise(OpBuilder &b, Location loc, Value input, Type resultElem,
                      function_ref<Value(OpBuilder &, Location, Value)> fn) {
   auto type = cast<RankedTensorType>(input.getType());
@@ -166,7 +165,8 @@ void lowerScaleLoss(RewriterBase &rewriter, ScaleLossOp op) {
   rewriter.replaceOp(op, result);
 }
 
-void lowerUnscale(RewriterBase &rewriter, UnscaleOp op) {
+void lowerUnscale(RewriterBase &rewriter, UnscaleOp op,
+                  SmallVectorImpl<Operation *> &unscaled) {
   Location loc = op.getLoc();
   // inv_scale = scale.double().reciprocal().float()
   Value scale = extractScalar(rewriter, loc, op.getScale());
@@ -190,6 +190,7 @@ void lowerUnscale(RewriterBase &rewriter, UnscaleOp op) {
         [&](OpBuilder &b, Location l, Value x) -> Value {
           return arith::MulFOp::create(b, l, x, invScale);
         }));
+    unscaled.push_back(results.back().getDefiningOp());
   }
   results.push_back(foundInf ? extractScalar(rewriter, loc, foundInf)
                              : arith::ConstantOp::create(
@@ -243,7 +244,7 @@ void lowerUpdateScale(RewriterBase &rewriter, UpdateScaleOp op) {
                           makeTensor0d(rewriter, loc, newTracker)});
 }
 
-void lowerStepIfFinite(RewriterBase &rewriter, StepIfFiniteOp op) {
+scf::IfOp lowerStepIfFinite(RewriterBase &rewriter, StepIfFiniteOp op) {
   Location loc = op.getLoc();
   auto ifOp = scf::IfOp::create(rewriter, loc, op.getResultTypes(),
                                 op.getFoundInf(), /*withElseRegion=*/true);
@@ -266,6 +267,38 @@ void lowerStepIfFinite(RewriterBase &rewriter, StepIfFiniteOp op) {
                              hasResults ? elseBlock->end()
                                         : elseBlock->getTerminator()->getIterator());
   rewriter.replaceOp(op, ifOp.getResults());
+  return ifOp;
+}
+
+/// Moves each unscaled gradient (the elementwise `linalg.generic` of
+/// lowerUnscale, with its `tensor.empty`) whose every use is in the update
+/// branch of one of `steps` (lowered amp.step_if_finite ops in the same
+/// block as it) to the start of that branch: the gradient is then unscaled
+/// only when the step runs, in the block of the update that reads it, where
+/// elementwise fusion folds the multiply into the update (one pass over the
+/// gradient fewer). Never into a loop: only into a branch of an op next to
+/// the gradient.
+void sinkIntoUpdates(RewriterBase &rewriter, ArrayRef<Operation *> unscaled,
+                     ArrayRef<scf::IfOp> steps) {
+  for (Operation *generic : unscaled) {
+    for (scf::IfOp step : steps) {
+      Region &update = step.getElseRegion();
+      if (step->getBlock() != generic->getBlock() ||
+          !generic->isBeforeInBlock(step) || generic->use_empty() ||
+          !llvm::all_of(generic->getUsers(), [&](Operation *user) {
+            return update.isAncestor(user->getParentRegion());
+          }))
+        continue;
+      Block &block = update.front();
+      rewriter.moveOpBefore(generic, &block, block.begin());
+      Value init = cast<linalg::GenericOp>(generic).getDpsInits()[0];
+      // (Its sizes, if dynamic, are defined before the step.)
+      if (auto empty = init.getDefiningOp<tensor::EmptyOp>();
+          empty && empty->hasOneUse())
+        rewriter.moveOpBefore(empty, generic);
+      break;
+    }
+  }
 }
 
 struct AmpLowerLossScalingPass
@@ -280,15 +313,20 @@ struct AmpLowerLossScalingPass
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> unscaled;
+    SmallVector<scf::IfOp> steps;
     for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);
       TypeSwitch<Operation *>(op)
           .Case([&](InitLossScaleOp o) { lowerInit(rewriter, o); })
           .Case([&](ScaleLossOp o) { lowerScaleLoss(rewriter, o); })
-          .Case([&](UnscaleOp o) { lowerUnscale(rewriter, o); })
+          .Case([&](UnscaleOp o) { lowerUnscale(rewriter, o, unscaled); })
           .Case([&](UpdateScaleOp o) { lowerUpdateScale(rewriter, o); })
-          .Case([&](StepIfFiniteOp o) { lowerStepIfFinite(rewriter, o); });
+          .Case([&](StepIfFiniteOp o) {
+            steps.push_back(lowerStepIfFinite(rewriter, o));
+          });
     }
+    sinkIntoUpdates(rewriter, unscaled, steps);
   }
 };
 

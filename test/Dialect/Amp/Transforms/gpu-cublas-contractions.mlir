@@ -46,30 +46,39 @@ func.func @strided(%a: memref<8x8xf16, strided<[16, 1]>>, %c: memref<8x8xf32>) {
 // -----
 
 // A zero fill of C right before the matmul (bufferization's zeroed
-// accumulator): beta = 0 and the fill goes. Not fused: a non-zero fill, a
-// fill of another buffer, a fill with an op in between, a dynamic k (cuBLAS
-// leaves C alone when k is 0).
+// accumulator, a buffer the function allocates): beta = 0 and the fill
+// goes. Not fused: a non-zero fill, a fill of another buffer, a fill with
+// an op in between, a dynamic k (cuBLAS leaves C alone when k is 0), a C
+// the function does not allocate (an argument: A may be the same buffer),
+// and an A that may be C (an scf.if result).
 // CHECK-LABEL: func @fills
-// CHECK-SAME: (%[[A:[^:]*]]: memref<64x128xf16>, %[[B:[^:]*]]: memref<128x32xf16>, %[[C:[^:]*]]: memref<64x32xf32>, %[[D:[^:]*]]: memref<64x32xf32>, %[[F:[^:]*]]: memref<64x?xf16>, %[[G:[^:]*]]: memref<?x32xf16>)
-// CHECK: arith.constant 2.000000e+00 : f32
+// CHECK-SAME: (%[[A:[^:]*]]: memref<64x128xf16>, %[[B:[^:]*]]: memref<128x32xf16>, %[[F:[^:]*]]: memref<64x?xf16>, %[[G:[^:]*]]: memref<?x32xf16>, %[[ARG:[^:]*]]: memref<64x32xf32>,
+// CHECK: %[[C:.*]] = memref.alloc() : memref<64x32xf32>
+// CHECK: %[[D:.*]] = memref.alloc() : memref<64x32xf32>
 // CHECK-NOT: linalg.fill
 // CHECK: %[[BETA0:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: call @ampCublasMatmulF16F32({{.*}}, %[[BETA0]])
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]]
 // CHECK: %[[BETA1:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK: call @ampCublasMatmulF16F32({{.*}}, %[[BETA1]])
+// CHECK-NEXT: call @ampCublasMatmulF16F32({{.*}}, %[[BETA1]])
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[D]]
-// CHECK: call @ampCublasMatmulF16F32({{.*}}, %{{.*}})
+// CHECK: call @ampCublasMatmulF16F32(
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]]
 // CHECK: memref.copy
 // CHECK: call @ampCublasMatmulF16F32(
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]]
 // CHECK: call @ampCublasMatmulF16F32(
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ARG]]
+// CHECK: call @ampCublasMatmulF16F32(
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[E:[^ ]*]]
+// CHECK: call @ampCublasMatmulF32(
 // CHECK-NOT: 0.000000e+00 : f32
-func.func @fills(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x32xf32>, %d: memref<64x32xf32>,
-                 %f: memref<64x?xf16>, %g: memref<?x32xf16>) {
+func.func @fills(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %f: memref<64x?xf16>, %g: memref<?x32xf16>,
+                 %arg: memref<64x32xf32>, %x: memref<32x32xf32>, %p: i1) {
   %zero = arith.constant 0.0 : f32
   %two = arith.constant 2.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  %d = memref.alloc() : memref<64x32xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
   linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x32xf16>) outs(%c : memref<64x32xf32>)
   linalg.fill ins(%two : f32) outs(%c : memref<64x32xf32>)
@@ -81,6 +90,16 @@ func.func @fills(%a: memref<64x128xf16>, %b: memref<128x32xf16>, %c: memref<64x3
   linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x32xf16>) outs(%c : memref<64x32xf32>)
   linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
   linalg.matmul ins(%f, %g : memref<64x?xf16>, memref<?x32xf16>) outs(%c : memref<64x32xf32>)
+  linalg.fill ins(%zero : f32) outs(%arg : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x32xf16>) outs(%arg : memref<64x32xf32>)
+  %e = memref.alloc() : memref<32x32xf32>
+  %ea = scf.if %p -> memref<32x32xf32> {
+    scf.yield %e : memref<32x32xf32>
+  } else {
+    scf.yield %x : memref<32x32xf32>
+  }
+  linalg.fill ins(%zero : f32) outs(%e : memref<32x32xf32>)
+  linalg.matmul ins(%ea, %x : memref<32x32xf32>, memref<32x32xf32>) outs(%e : memref<32x32xf32>)
   return
 }
 

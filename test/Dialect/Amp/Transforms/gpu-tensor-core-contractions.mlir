@@ -477,6 +477,23 @@ func.func @epilogue_fused(%a: memref<32x64xf16>, %b: memref<64x8xf16>, %c: memre
 
 // -----
 
+// The body's %out is the same element as %in (one buffer, identity maps).
+// CHECK-LABEL: func @epilogue_reads_out
+// CHECK-COUNT-2: %[[D:.*]] = arith.addf %[[V:.*]], %[[V]] : vector<2xf32>
+// CHECK-NEXT: vector.store %[[D]], %arg2
+// CHECK-NOT: linalg.generic
+func.func @epilogue_reads_out(%a: memref<32x64xf16>, %b: memref<64x8xf16>, %c: memref<32x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf16>, memref<64x8xf16>) outs(%c : memref<32x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<32x8xf32>) outs(%c : memref<32x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.addf %in, %out : f32
+    linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
 // The op stays: one that uses a value from outside its body (a scale), one
 // after a matmul whose accumulator is stored in every k step (a view of
 // the output elsewhere), and one between which and the matmul another op

@@ -146,3 +146,30 @@ func.func @step_side_effects(%m: memref<4xf32>, %v: f32, %inf: i1) {
   }
   return
 }
+
+// -----
+
+// An unscaled gradient used only by the update is unscaled in the update's
+// branch (only when the step runs; there elementwise fusion folds the
+// multiply into the update); one also used outside it (here returned, as
+// for gradient clipping) is unscaled before the branch.
+// CHECK-LABEL: func @unscale_in_update
+// CHECK-SAME: (%[[W:[^:]*]]: tensor<4xf32>, %[[G:[^:]*]]: tensor<4xf32>, %[[H:[^:]*]]: tensor<4xf32>,
+// CHECK: %[[UH:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[H]] : tensor<4xf32>)
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-NEXT: tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: %[[UG:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[G]] : tensor<4xf32>)
+// CHECK: arith.subf %[[W]], %[[UG]]
+// CHECK: arith.subf {{.*}}, %[[UH]]
+// CHECK: return {{.*}}, %[[UH]]
+func.func @unscale_in_update(%w: tensor<4xf32>, %g: tensor<4xf32>, %h: tensor<4xf32>,
+                             %s: tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %ug, %uh, %inf = amp.unscale %g, %h by %s : tensor<4xf32>, tensor<4xf32>
+  %r = amp.step_if_finite %inf keep(%w : tensor<4xf32>) {
+    %n = arith.subf %w, %ug : tensor<4xf32>
+    %m = arith.subf %n, %uh : tensor<4xf32>
+    amp.yield %m : tensor<4xf32>
+  }
+  return %r, %uh : tensor<4xf32>, tensor<4xf32>
+}

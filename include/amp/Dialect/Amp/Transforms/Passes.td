@@ -111,10 +111,8 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
       `arith.mulf` (scalars), computed in f32 and rounded once to the loss
       type;
     - `amp.unscale` -> `inv_scale = truncf(1.0 / extf(scale : f64))`, one
-      elementwise `linalg.generic` multiplying each gradient by it (a
-      generic, so that the pipelines' elementwise fusion folds it into the
-      optimizer update that reads it, after `control-flow-sink` has moved
-      it into the update's branch), and for each gradient an
+      elementwise `linalg.generic` multiplying each gradient by it, and for
+      each gradient an
       `or`-reduction of `|g| >=u inf` (true for inf and NaN) over the
       gradient as it was before unscaling: a `linalg.generic` over all of a
       1-D gradient; for rank >= 2 one `linalg.generic` to a flag per row of
@@ -124,7 +122,11 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
     - `amp.update_scale` -> scalar arith and selects (products in f64,
       rounded once to f32);
     - `amp.step_if_finite` -> `scf.if %found_inf` yielding the kept values
-      unchanged, with the update in the else branch.
+      unchanged, with the update in the else branch. An unscaled gradient
+      used only by that update is computed at the start of the branch (only
+      when the step runs), where the pipelines' elementwise fusion folds its
+      multiply into the update: one pass over the gradient fewer. One used
+      anywhere else too (returned, clipped) is computed before the branch.
     The result is on tensors, so the CPU pipeline (and any pipeline that
     bufferizes linalg/scf) takes it from there.
   }];
@@ -245,8 +247,9 @@ def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
     `libamp_cuda_runtime.so` (through the C interface, declared with
     `llvm.emit_c_interface`). Beta is 1 (C += A * B), or 0 where a
     `linalg.fill` of C with a constant zero is the op right before the
-    matmul (bufferization's zeroed accumulator), k is static and non-zero
-    and A and B are not views of C: the fill goes, and with it a kernel
+    matmul (bufferization's zeroed accumulator), k is static and non-zero,
+    C is a buffer the function allocates and A and B cannot share it
+    (other allocations, globals, function arguments): the fill goes, and with it a kernel
     writing C and the GEMM's read of C (8 bytes per output element). The
     call synchronizes the device before it returns; the declaration names,
     in `amp.queued_variant`, the runtime's `...Queued` variant, which does
