@@ -122,6 +122,19 @@ def amp_opt_binary():
     return os.path.join(os.path.dirname(os.path.dirname(CAPI_LIBRARY)), "bin", "amp-opt")
 
 
+def assert_mutants_fail(tmp_path, emulator, text, mutants, *args, times=1):
+    """Runs the emulator on each mutant of the kernels `text` (name ->
+    (mutated text, message)): each must differ from `text` and fail with
+    its message in the output, `times` times."""
+    for name, (mutant, message) in mutants.items():
+        assert mutant != text, name
+        path = tmp_path / "mutant.mlir"
+        path.write_text(mutant)
+        r = run(emulator, str(path), *args)
+        assert r.returncode == 1 and (r.stdout + r.stderr).count(message) >= times, \
+            (name, r.stdout, r.stderr)
+
+
 def test_simt_emulator_catches_wrong_kernels(tmp_path):
     # utils/simt_emulator.py (run by
     # test/Dialect/Amp/Transforms/gpu-tensor-core-contractions-emulated.mlir)
@@ -198,12 +211,8 @@ func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1
         "no final wait": ("\n".join(l for i, l in enumerate(lines) if i not in after_loop),
                           "cp.async copies (nvgpu.device_async_copy) still pending"),
     }
-    for name, (mutant, message) in mutants.items():
-        assert mutant != text, name
-        path = tmp_path / "mutant.mlir"
-        path.write_text(mutant)
-        r = run(emulator, str(path))
-        assert r.returncode == 1 and r.stderr.count(message) == 2, (name, r.stderr)
+    # Both functions (f16 and bf16) fail.
+    assert_mutants_fail(tmp_path, emulator, text, mutants, times=2)
 
     # Shared rows padded by 4 instead of 8: ldmatrix rows and 16-byte
     # copies no longer aligned (a fault on a GPU).
@@ -290,11 +299,7 @@ func.func @f16(%a: memref<2048x128xf16>, %b: memref<128x2048xf16>, %c: memref<20
         "no size": (text.replace("<{value = 75776 : i32}>", "<{value = 0 : i32}>"),
                     "the launch has no dynamic_shared_memory_size"),
     }
-    for name, (mutant, message) in mutants.items():
-        path = tmp_path / "mutant.mlir"
-        path.write_text(mutant)
-        r = run(emulator, str(path))
-        assert r.returncode == 1 and message in r.stderr, (name, r.stderr)
+    assert_mutants_fail(tmp_path, emulator, text, mutants)
 
 
 def test_simt_emulator_checks_partial_reduction_kernels(tmp_path):
@@ -327,12 +332,8 @@ func.func @bias(%dy: memref<300x70xf32>, %db: memref<70xf32>) {
         "ule": (text.replace("<{predicate = 6 : i64}>", "<{predicate = 7 : i64}>"),
                 "index 70 out of bounds"),
     }
-    for name, (mutant, message) in mutants.items():
-        assert mutant != text, name
-        path = tmp_path / "mutant.mlir"
-        path.write_text(mutant)
-        r = run(emulator, str(path), "--reduction", "sum", "--reduce-dims", "0")
-        assert r.returncode == 1 and message in r.stdout + r.stderr, (name, r.stdout, r.stderr)
+    assert_mutants_fail(tmp_path, emulator, text, mutants,
+                        "--reduction", "sum", "--reduce-dims", "0")
     for dims, message in [(None, "needs --reduce-dims"), ("1", "is not IN (300, 70) without"),
                           ("2", "does not fit IN's rank 2"), ("x", "is not a list")]:
         extra = ["--reduce-dims", dims] if dims else []

@@ -1378,6 +1378,20 @@ struct AmpGpuTensorCoreContractionsPass
     }
   }
 
+  /// Calls `fn` in program order with each op of `launch` that takes (a
+  /// view of) `output`, a root buffer, as an operand, once per such
+  /// operand, and that operand; the view-like ops themselves excepted.
+  static void forEachOutputAccess(gpu::LaunchOp launch, Value output,
+                                  function_ref<void(Operation *, Value)> fn) {
+    launch.walk([&](Operation *op) {
+      if (isa<ViewLikeOpInterface>(op))
+        return;
+      for (Value operand : op->getOperands())
+        if (isa<MemRefType>(operand.getType()) && rootBuffer(operand) == output)
+          fn(op, operand);
+    });
+  }
+
   /// Whether `op` is in a loop of `launch` (its k loop), not merely in a
   /// loop around the launch (a matmul in a training loop).
   static bool inKLoop(Operation *op, gpu::LaunchOp launch) {
@@ -1437,18 +1451,13 @@ struct AmpGpuTensorCoreContractionsPass
     // accumulators' start) then stores, all outside the k loop.
     SmallVector<vector::StoreOp> stores;
     bool other = false;
-    launch.walk([&](Operation *op) {
-      for (Value operand : op->getOperands()) {
-        if (!isa<MemRefType>(operand.getType()) ||
-            rootBuffer(operand) != output || isa<ViewLikeOpInterface>(op))
-          continue;
-        auto store = dyn_cast<vector::StoreOp>(op);
-        bool inLoop = inKLoop(op, launch);
-        if (store && store.getBase() == operand && !inLoop)
-          stores.push_back(store);
-        else if (!isa<vector::LoadOp>(op) || inLoop || !stores.empty())
-          other = true;
-      }
+    forEachOutputAccess(launch, output, [&](Operation *op, Value operand) {
+      auto store = dyn_cast<vector::StoreOp>(op);
+      bool inLoop = inKLoop(op, launch);
+      if (store && store.getBase() == operand && !inLoop)
+        stores.push_back(store);
+      else if (!isa<vector::LoadOp>(op) || inLoop || !stores.empty())
+        other = true;
     });
     if (other || stores.empty())
       return;
@@ -1503,17 +1512,12 @@ struct AmpGpuTensorCoreContractionsPass
     Value output = rootBuffer(fill.getOutputs()[0]);
     SmallVector<vector::TransferReadOp> reads;
     bool otherUse = false;
-    launch.walk([&](Operation *op) {
+    forEachOutputAccess(launch, output, [&](Operation *op, Value) {
       auto read = dyn_cast<vector::TransferReadOp>(op);
-      for (Value operand : op->getOperands()) {
-        if (!isa<MemRefType>(operand.getType()) ||
-            rootBuffer(operand) != output || isa<ViewLikeOpInterface>(op))
-          continue;
-        if (read && !inKLoop(op, launch))
-          reads.push_back(read);
-        else if (!isa<vector::TransferWriteOp>(op))
-          otherUse = true;
-      }
+      if (read && !inKLoop(op, launch))
+        reads.push_back(read);
+      else if (!isa<vector::TransferWriteOp>(op))
+        otherUse = true;
     });
     if (otherUse || reads.empty())
       return;
