@@ -43,51 +43,50 @@ sys.path.insert(0, HERE)
 from torch_steps import batch_data, timed, torch_steps  # noqa: E402
 
 
+def loop_bench(iters, setup, init, acc_type, body, yielded, at):
+    """@bench() -> f32: the ops of `setup` (which define `init`), then
+    `iters` iterations of `body` on the loop-carried `%acc` (of `acc_type`,
+    starting from `init`) yielding `yielded`; returns the element `at` of
+    the last (so that nothing is dead)."""
+    return f"""
+func.func @bench() -> f32 {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %iters = arith.constant {iters} : index
+{setup}
+  %r = scf.for %i = %c0 to %iters step %c1 iter_args(%acc = {init}) -> ({acc_type}) {{
+{body}
+    scf.yield {yielded} : {acc_type}
+  }}
+  %v = tensor.extract %r[{at}] : {acc_type}
+  return %v : f32
+}}
+"""
+
+
 def gemm_module(n, dtype, iters):
     """@bench(): `iters` n^3 matmuls with `dtype` inputs and f32 outputs on
     buffers allocated (and filled) inside, so only kernels are timed."""
     t = f"tensor<{n}x{n}x{dtype}>"
     o = f"tensor<{n}x{n}xf32>"
-    return f"""
-func.func @bench() -> f32 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %iters = arith.constant {iters} : index
-  %half = arith.constant 0.5 : {dtype}
+    setup = f"""  %half = arith.constant 0.5 : {dtype}
   %zero = arith.constant 0.0 : f32
   %ea = tensor.empty() : {t}
   %a = linalg.fill ins(%half : {dtype}) outs(%ea : {t}) -> {t}
   %eo = tensor.empty() : {o}
-  %init = linalg.fill ins(%zero : f32) outs(%eo : {o}) -> {o}
-  %r = scf.for %i = %c0 to %iters step %c1 iter_args(%acc = %init) -> ({o}) {{
-    %m = linalg.matmul ins(%a, %a : {t}, {t}) outs(%acc : {o}) -> {o}
-    scf.yield %m : {o}
-  }}
-  %v = tensor.extract %r[%c0, %c0] : {o}
-  return %v : f32
-}}
-"""
+  %init = linalg.fill ins(%zero : f32) outs(%eo : {o}) -> {o}"""
+    body = f"    %m = linalg.matmul ins(%a, %a : {t}, {t}) outs(%acc : {o}) -> {o}"
+    return loop_bench(iters, setup, "%init", o, body, "%m", "%c0, %c0")
 
 
 def cast_module(n, iters):
     t32, t16 = f"tensor<{n}xf32>", f"tensor<{n}xf16>"
-    return f"""
-func.func @bench() -> f32 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %iters = arith.constant {iters} : index
-  %one = arith.constant 1.5 : f32
+    setup = f"""  %one = arith.constant 1.5 : f32
   %e = tensor.empty() : {t32}
-  %x = linalg.fill ins(%one : f32) outs(%e : {t32}) -> {t32}
-  %r = scf.for %i = %c0 to %iters step %c1 iter_args(%acc = %x) -> ({t32}) {{
-    %h = arith.truncf %acc : {t32} to {t16}
-    %w = arith.extf %h : {t16} to {t32}
-    scf.yield %w : {t32}
-  }}
-  %v = tensor.extract %r[%c0] : {t32}
-  return %v : f32
-}}
-"""
+  %x = linalg.fill ins(%one : f32) outs(%e : {t32}) -> {t32}"""
+    body = f"""    %h = arith.truncf %acc : {t32} to {t16}
+    %w = arith.extf %h : {t16} to {t32}"""
+    return loop_bench(iters, setup, "%x", t32, body, "%w", "%c0")
 
 
 def reduce_module(rows, cols, dim, iters):
@@ -97,29 +96,18 @@ def reduce_module(rows, cols, dim, iters):
     the reduction kernels are timed."""
     t = f"tensor<{rows}x{cols}xf32>"
     o = f"tensor<{rows if dim == 1 else cols}xf32>"
-    return f"""
-func.func @bench() -> f32 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %iters = arith.constant {iters} : index
-  %one = arith.constant 1.0 : f32
+    setup = f"""  %one = arith.constant 1.0 : f32
   %zero = arith.constant 0.0 : f32
   %ex = tensor.empty() : {t}
   %x = linalg.fill ins(%one : f32) outs(%ex : {t}) -> {t}
   %eo = tensor.empty() : {o}
-  %init = linalg.fill ins(%zero : f32) outs(%eo : {o}) -> {o}
-  %r = scf.for %i = %c0 to %iters step %c1 iter_args(%acc = %init) -> ({o}) {{
-    %s = linalg.reduce ins(%x : {t}) outs(%acc : {o}) dimensions = [{dim}]
+  %init = linalg.fill ins(%zero : f32) outs(%eo : {o}) -> {o}"""
+    body = f"""    %s = linalg.reduce ins(%x : {t}) outs(%acc : {o}) dimensions = [{dim}]
       (%in: f32, %a: f32) {{
         %v = arith.addf %in, %a : f32
         linalg.yield %v : f32
-      }}
-    scf.yield %s : {o}
-  }}
-  %v = tensor.extract %r[%c0] : {o}
-  return %v : f32
-}}
-"""
+      }}"""
+    return loop_bench(iters, setup, "%init", o, body, "%s", "%c0")
 
 
 REDUCTIONS = [(4096, 4096, 1, "row sums 4096x4096 -> 4096"),

@@ -197,9 +197,28 @@ AMP_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
   return module;
 }
 
+namespace {
+/// The dynamic shared memory each kernel has been opted in to above 48 KiB
+/// (mgpuLaunchKernel), so that launches of the same size skip the driver
+/// call. Cleared when a module is unloaded (a later function may get a
+/// freed handle).
+struct SharedMemoryOptIns {
+  std::mutex mutex;
+  std::unordered_map<CUfunction, int32_t> bytes;
+};
+
+SharedMemoryOptIns &sharedMemoryOptIns() {
+  static SharedMemoryOptIns optIns;
+  return optIns;
+}
+} // namespace
+
 AMP_EXPORT void mgpuModuleUnload(CUmodule module) {
   ScopedContext scope;
   AMP_CHECK(cuModuleUnload(module));
+  SharedMemoryOptIns &optIns = sharedMemoryOptIns();
+  std::lock_guard<std::mutex> lock(optIns.mutex);
+  optIns.bytes.clear();
 }
 
 AMP_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
@@ -225,11 +244,18 @@ AMP_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
     return;
   ScopedContext scope;
   // Above 48 KiB of dynamic shared memory (the tensor-core kernels' shared
-  // stages, amp-gpu-tensor-core-contractions) a kernel must opt in; the
-  // chip's limit (sm_90: 227 KiB) is checked by the call.
-  if (smem > 48 * 1024)
-    AMP_CHECK(cuFuncSetAttribute(
-        function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
+  // stages, amp-gpu-tensor-core-contractions) a kernel must opt in, once
+  // per size; the chip's limit (sm_90: 227 KiB) is checked by the call.
+  if (smem > 48 * 1024) {
+    SharedMemoryOptIns &optIns = sharedMemoryOptIns();
+    std::lock_guard<std::mutex> lock(optIns.mutex);
+    int32_t &optedIn = optIns.bytes[function];
+    if (optedIn < smem) {
+      AMP_CHECK(cuFuncSetAttribute(
+          function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
+      optedIn = smem;
+    }
+  }
   AMP_CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                            blockZ, smem, stream, params, extra));
 }
