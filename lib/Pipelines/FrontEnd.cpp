@@ -52,14 +52,17 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
   // 2. To linalg on tensors (tosa.const to arith.constant: the upstream
   // tosa-to-linalg pipeline leaves it), then elementwise fusion (which
   // folds loss scaling's unscaled gradients, moved into the optimizer
-  // update's branch by amp-lower-loss-scaling, into the update).
+  // update's branch by amp-lower-loss-scaling, into the update), and the
+  // fusions of producers with other uses too (the momentum and weight
+  // updates become one op).
   TosaToLinalgOptions tosaOptions;
   tosaOptions.aggressiveReduceConstant = true;
   tosa::addTosaToLinalgPasses(pm, tosaOptions);
   if (failed(
           addPassList(pm,
                       "func.func(tosa-to-arith,convert-elementwise-to-linalg,"
-                      "linalg-fuse-elementwise-ops,canonicalize,cse)",
+                      "linalg-fuse-elementwise-ops,"
+                      "amp-fuse-multi-use-elementwise,canonicalize,cse)",
                       errorMessage)))
     return failure();
 

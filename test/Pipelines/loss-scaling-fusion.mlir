@@ -6,8 +6,14 @@
 // gradient that writes the unscaled copy (under amp-cuda-pipeline: one
 // kernel and 8 bytes per gradient element fewer). The inf/NaN check still
 // reads the gradient as it was before unscaling, outside the branch.
+// Then amp-fuse-multi-use-elementwise folds the momentum update, which is
+// also returned as state, into the weight update: the whole update is one
+// op that reads the weight, momentum and gradient once and writes the new
+// weight and momentum (one kernel per parameter, no read of the new
+// momentum back).
 //
 // RUN: amp-opt %s --amp-cpu-pipeline --mlir-print-ir-after=linalg-fuse-elementwise-ops -o /dev/null 2>&1 | FileCheck %s
+// RUN: amp-opt %s --amp-cpu-pipeline --mlir-print-ir-after=amp-fuse-multi-use-elementwise -o /dev/null 2>&1 | FileCheck %s --check-prefix=UPDATE
 
 // CHECK-LABEL: func.func @step
 // CHECK-SAME: (%[[W:[^:]*]]: tensor<64x32xf32>, %[[M:[^:]*]]: tensor<64x32xf32>, %[[G:[^:]*]]: tensor<64x32xf32>,
@@ -23,6 +29,22 @@
 // CHECK-NEXT: arith.addf %[[MU_M]], %[[UNSCALED]] : f32
 // CHECK: %[[NEW_W:.*]] = linalg.generic {{.*}} ins(%[[W]], %[[MOMENTUM]] :
 // CHECK: scf.yield %[[NEW_W]], %[[MOMENTUM]]
+// UPDATE-LABEL: func.func @step
+// UPDATE-SAME: (%[[W:[^:]*]]: tensor<64x32xf32>, %[[M:[^:]*]]: tensor<64x32xf32>, %[[G:[^:]*]]: tensor<64x32xf32>,
+// UPDATE: %[[INV:.*]] = arith.truncf %{{.*}} : f64 to f32
+// UPDATE: scf.if
+// UPDATE: } else {
+// UPDATE-NOT: linalg.generic
+// UPDATE: %[[UPD:.*]]:2 = linalg.generic {{.*}} ins(%[[W]], %[[M]], %[[G]] : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>)
+// UPDATE-NEXT: ^bb0(%[[IW:[^:]*]]: f32, %[[IM:[^:]*]]: f32, %[[IG:[^:]*]]: f32,
+// UPDATE-NEXT: %[[MU_M:.*]] = arith.mulf %[[IM]], %{{.*}} : f32
+// UPDATE-NEXT: %[[UNSCALED:.*]] = arith.mulf %[[IG]], %[[INV]] : f32
+// UPDATE-NEXT: %[[NEW_M:.*]] = arith.addf %[[MU_M]], %[[UNSCALED]] : f32
+// UPDATE-NEXT: %[[STEP:.*]] = arith.mulf %[[NEW_M]], %{{.*}} : f32
+// UPDATE-NEXT: %[[NEW_W:.*]] = arith.subf %[[IW]], %[[STEP]] : f32
+// UPDATE-NEXT: linalg.yield %[[NEW_M]], %[[NEW_W]] : f32, f32
+// UPDATE-NOT: linalg.generic
+// UPDATE: scf.yield %[[UPD]]#1, %[[UPD]]#0
 func.func @step(%w: tensor<64x32xf32>, %m: tensor<64x32xf32>, %g: tensor<64x32xf32>,
                 %scale: tensor<f32>, %tracker: tensor<i32>)
     -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>, tensor<i32>) {

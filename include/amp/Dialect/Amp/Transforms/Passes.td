@@ -236,6 +236,41 @@ def AmpDuplicateFills : Pass<"amp-duplicate-fills", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AmpFuseMultiUseElementwise
+    : Pass<"amp-fuse-multi-use-elementwise", "func::FuncOp"> {
+  let summary = "Fuse an elementwise linalg.generic that has other uses too into its elementwise consumer, computing its result once";
+  let description = [{
+    Upstream's `linalg-fuse-elementwise-ops` fuses a producer only when the
+    consumer is its one use. With more uses, `linalg::fuseElementwiseOps`
+    keeps the producer for them and the consumer recomputes its body, which
+    reads the producer's inputs twice. A training step's optimizer update
+    is that shape: SGD with momentum computes `v' = momentum * v + g`, used
+    by `w' = w - lr * v'` and returned as the new state, so it runs as two
+    passes over the parameters, the second reading `v'` back.
+
+    This pass fuses such a pair into one `linalg.generic` with both
+    results: the fused op yields the producer's result too (upstream's
+    preserved producer results) and the producer's other uses take that
+    result, so the producer goes. It applies where:
+    - the producer is a `linalg.generic` on tensors with only parallel
+      loops and `linalg::areElementwiseOpsFusable` holds;
+    - the consumer has only parallel loops and reads the producer's result
+      through a permutation map (no broadcast: each element of the
+      producer is computed once and written once);
+    - the consumer reads the producer's results through that one operand
+      only;
+    - every other use comes after the consumer in its block (or inside an
+      op that does), so the fused result dominates it.
+
+    The fused op reads the producer's and the consumer's other inputs once
+    and writes both results: in the SGD update, one read of `v'` (4 bytes
+    per f32 parameter) and one kernel fewer per parameter. Run after
+    `linalg-fuse-elementwise-ops`, which does the single-use fusions.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AmpGpuCublasContractions : Pass<"amp-gpu-cublas-contractions", "ModuleOp"> {
   let summary = "Replace matmuls on buffers by calls to the CUDA runtime's cuBLAS GEMM";
   let description = [{
