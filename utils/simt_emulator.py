@@ -54,7 +54,9 @@ and a 0-d OUT of a full reduction, after `amp-gpu-scalar-kernels`, with
 with every element of IN; or IN and OUT of a partial reduction, after
 `amp-gpu-reduction-kernels`, with `--reduction` and `--reduce-dims D,...`
 (the dimensions of IN folded; OUT has the others, in order): each element
-of OUT must be its first value combined with its slice of IN.
+of OUT must be its first value combined with its slice of IN. With
+`--filled VALUE` (a function that fills OUT first, a fill the kernel
+starts from), VALUE replaces OUT's first value.
 Prints `<function>: <launches> launch(es), <blocks> blocks of <threads>
 threads, <mma> mma.sync per warp, max |C - numpy| = <value>` (or OUT) per
 function, and exits 1 when a value differs (that printed maximum is not
@@ -1247,7 +1249,10 @@ def main():
     ap.add_argument("--filled", type=float, metavar="VALUE",
                     help="a matmul whose function fills C with VALUE first: C must be "
                          "VALUE + A * B whatever C held (the kernel starts from the "
-                         "fill, amp-gpu-tensor-core-contractions' fused fills)")
+                         "fill, amp-gpu-tensor-core-contractions' fused fills); a "
+                         "reduction whose function fills OUT with VALUE first: OUT "
+                         "must be VALUE combined with IN's fold (the reduction "
+                         "kernels' fused fills)")
     ap.add_argument("--round-output", choices=["f16", "bf16"],
                     help="a matmul whose function rounds C to TYPE and back after it "
                          "(keep-narrow-rounding): C must be A * B (+ C or the "
@@ -1297,7 +1302,8 @@ def main():
                            "min": np.minimum, "or": np.bitwise_or,
                            "and": np.bitwise_and, "xor": np.bitwise_xor}[args.reduction]
                 exact = np.float64 if ei in FLOAT_TYPES else np.int64
-                expected = combine(out.astype(exact),
+                start = out if args.filled is None else np.full_like(out, args.filled)
+                expected = combine(start.astype(exact),
                                    combine.reduce(x.astype(exact), axis=axes))
                 if eo not in FLOAT_TYPES:  # integer sums and products wrap
                     expected = wrap_integer(expected, int_width(eo))

@@ -16,6 +16,11 @@
 //   TY ways; the TY partial results meet in shared memory and row 0 of the
 //   block combines them, in order, with the output's value.
 //
+// Where a linalg.fill of the output is the op right before (the zero of a
+// sum, the -inf of a max, the `false` of an inf/NaN check), the kernel
+// combines with the fill's value instead of loading the output, and the
+// fill, a kernel of its own otherwise, goes.
+//
 // Passes.td has the why and the limits.
 //
 //===----------------------------------------------------------------------===//
@@ -225,13 +230,19 @@ struct AmpGpuReductionKernelsPass
       bool rows = combiner.allReduce && isReductionInnermost(op) &&
                   (!reductionSize || *reductionSize > kWarp) &&
                   (!outputs || *outputs <= kMaxGridX);
+      // A fill of the output right before: the kernel starts from its
+      // value, and the fill goes.
+      linalg::FillOp fill = getFillOfOutput(op);
+      Value filled = fill ? fill.value() : Value();
       if (rows)
-        buildRowKernel(rewriter, op, combiner, split,
-                       rowThreads(reductionSize));
+        buildRowKernel(rewriter, op, combiner, split, rowThreads(reductionSize),
+                       filled);
       else
         buildColumnKernel(rewriter, op, combiner, split,
-                          columnRows(outputs, reductionSize));
+                          columnRows(outputs, reductionSize), filled);
       rewriter.eraseOp(op);
+      if (fill)
+        rewriter.eraseOp(fill);
     }
   }
 
@@ -258,10 +269,12 @@ struct AmpGpuReductionKernelsPass
     return loop.getResult(0);
   }
 
-  /// Rows: see the file comment.
+  /// Rows: see the file comment. `filled`: the value of the output's fill
+  /// (`getFillOfOutput`), which the result is combined with instead of the
+  /// output's element, or null.
   void buildRowKernel(OpBuilder &b, linalg::LinalgOp op,
                       const ReductionCombiner &combiner, const LoopSplit &split,
-                      int64_t threads) {
+                      int64_t threads, Value filled) {
     Location loc = op.getLoc();
     SmallVector<Value> sizes = loopSizes(b, loc, op);
     Value outputs = product(b, loc, select(sizes, split.parallel));
@@ -281,13 +294,13 @@ struct AmpGpuReductionKernelsPass
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
     auto store = scf::IfOp::create(b, loc, first);
     b.setInsertionPointToStart(store.thenBlock());
-    combiner.combineIntoOutput(b, loc, op, ivs, all);
+    combiner.combineIntoOutput(b, loc, op, ivs, all, filled);
   }
 
-  /// Columns: see the file comment.
+  /// Columns: see the file comment; `filled` as for rows.
   void buildColumnKernel(OpBuilder &b, linalg::LinalgOp op,
                          const ReductionCombiner &combiner,
-                         const LoopSplit &split, int64_t rows) {
+                         const LoopSplit &split, int64_t rows, Value filled) {
     Location loc = op.getLoc();
     SmallVector<Value> sizes = loopSizes(b, loc, op);
     Value outputs = product(b, loc, select(sizes, split.parallel));
@@ -349,7 +362,7 @@ struct AmpGpuReductionKernelsPass
           });
       total = fold.getResult(0);
     }
-    combiner.combineIntoOutput(b, loc, op, ivs, total);
+    combiner.combineIntoOutput(b, loc, op, ivs, total, filled);
   }
 };
 

@@ -13,6 +13,9 @@
 //   results, which one more block combines with the output's value;
 // - an op without loops (arithmetic on 0-d buffers): one thread.
 //
+// A full reduction right after a linalg.fill of its output combines with
+// the fill's value instead of loading the output, and the fill goes.
+//
 // Passes.td has the why and the limits.
 //
 //===----------------------------------------------------------------------===//
@@ -67,7 +70,15 @@ struct AmpGpuScalarKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
+    // The ops to turn into kernels, in program order, each full reduction
+    // with its combiner and the fill of its output it absorbs (or null).
+    struct Kernel {
+      linalg::LinalgOp op;
+      std::optional<ReductionCombiner> combiner;
+      linalg::FillOp fill;
+    };
+    SmallVector<Kernel> kernels;
+    DenseSet<Operation *> absorbed;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.getNumParallelLoops() != 0 || !op.hasPureBufferSemantics() ||
           op->getParentOfType<gpu::LaunchOp>())
@@ -78,19 +89,32 @@ struct AmpGpuScalarKernelsPass
                         << *why << ")";
         return;
       }
-      ops.push_back(op);
+      if (op.getNumLoops() == 0) {
+        kernels.push_back({op, std::nullopt, nullptr});
+        return;
+      }
+      FailureOr<ReductionCombiner> combiner = matchFullReduction(op);
+      if (failed(combiner))
+        return; // Host loops (remark emitted).
+      linalg::FillOp fill = getFillOfOutput(op);
+      if (fill)
+        absorbed.insert(fill);
+      kernels.push_back({op, *combiner, fill});
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
-      rewriter.setInsertionPoint(op);
-      if (op.getNumLoops() == 0) {
-        buildScalarKernel(rewriter, op);
-        rewriter.eraseOp(op);
+    for (Kernel &kernel : kernels) {
+      // A fill that a full reduction absorbs goes with it (below).
+      if (absorbed.contains(kernel.op))
         continue;
-      }
-      if (succeeded(buildReductionKernel(rewriter, op)))
-        rewriter.eraseOp(op);
-      // Otherwise the op stays, as host loops (remark emitted).
+      rewriter.setInsertionPoint(kernel.op);
+      if (kernel.combiner)
+        buildReductionKernel(rewriter, kernel.op, *kernel.combiner,
+                             kernel.fill ? kernel.fill.value() : Value());
+      else
+        buildScalarKernel(rewriter, kernel.op);
+      rewriter.eraseOp(kernel.op);
+      if (kernel.fill)
+        rewriter.eraseOp(kernel.fill);
     }
   }
 
@@ -108,9 +132,9 @@ struct AmpGpuScalarKernelsPass
           applyMap(b, loc, op.getMatchingIndexingMap(&init), {}));
   }
 
-  /// A full reduction: see the file comment.
-  LogicalResult buildReductionKernel(OpBuilder &b, linalg::LinalgOp op) {
-    Location loc = op.getLoc();
+  /// The combiner of the full reduction `op`, or a remark on why it stays
+  /// on the host.
+  FailureOr<ReductionCombiner> matchFullReduction(linalg::LinalgOp op) {
     auto fail = [&](const auto &...why) {
       InFlightDiagnostic remark = op.emitRemark();
       remark << "amp-gpu-scalar-kernels: this reduction to a scalar runs on "
@@ -130,7 +154,15 @@ struct AmpGpuScalarKernelsPass
     // end: an input on the output's buffer would be read stale.
     if (mayReadOutputBuffer(op))
       return fail("an input on the output's buffer");
+    return combiner;
+  }
 
+  /// A full reduction: see the file comment. `filled`: the value of the
+  /// output's fill (`getFillOfOutput`), which the result is combined with
+  /// instead of the output, or null.
+  void buildReductionKernel(OpBuilder &b, linalg::LinalgOp op,
+                            const ReductionCombiner &combiner, Value filled) {
+    Location loc = op.getLoc();
     // The iteration space, linearized.
     SmallVector<Value> sizes = loopSizes(b, loc, op);
     Value total = product(b, loc, sizes);
@@ -152,7 +184,7 @@ struct AmpGpuScalarKernelsPass
     // (`tid` == 0).
     auto foldShare = [&](Value first, Value end, Value step, Value tid,
                          Value partials) {
-      Value start = arith::ConstantOp::create(b, loc, combiner->neutral);
+      Value start = arith::ConstantOp::create(b, loc, combiner.neutral);
       auto loop = scf::ForOp::create(
           b, loc, first, end, step, ValueRange{start},
           [&](OpBuilder &lb, Location l, Value linear, ValueRange acc) {
@@ -160,17 +192,17 @@ struct AmpGpuScalarKernelsPass
             if (partials) {
               Value partial =
                   memref::LoadOp::create(lb, l, partials, ValueRange{linear});
-              yielded.push_back(combiner->combine(lb, acc.front(), partial));
+              yielded.push_back(combiner.combine(lb, acc.front(), partial));
             } else {
               auto ivs = affine::AffineDelinearizeIndexOp::create(
                   lb, l, linear, sizes, /*hasOuterBound=*/true);
               IRMapping mapping;
-              mapping.map(combiner->out, acc.front());
+              mapping.map(combiner.out, acc.front());
               yielded = inlineBody(lb, l, op, ivs.getResults(), mapping);
             }
             scf::YieldOp::create(lb, l, yielded);
           });
-      Value all = combiner->allReduceInBlock(b, loc, loop.getResult(0));
+      Value all = combiner.allReduceInBlock(b, loc, loop.getResult(0));
       Value first0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            tid, index(0));
       auto ifFirst = scf::IfOp::create(b, loc, first0);
@@ -183,15 +215,16 @@ struct AmpGpuScalarKernelsPass
       Value tid = createLaunch(b, loc, b.getIndexAttr(1), kReductionThreads)
                       .getThreadIds()
                       .x;
-      combiner->combineIntoOutput(
+      combiner.combineIntoOutput(
           b, loc, op, {},
-          foldShare(tid, total, index(kReductionThreads), tid, Value()));
-      return success();
+          foldShare(tid, total, index(kReductionThreads), tid, Value()),
+          filled);
+      return;
     }
     // Grid-wide: block k's thread t folds k * 1024 + t, then every
     // blocks * 1024 elements on; thread 0 stores the block's result to
     // partials[k]; one more block combines them with the output.
-    auto partialsType = MemRefType::get({blocks}, combiner->type);
+    auto partialsType = MemRefType::get({blocks}, combiner.type);
     Value partials = memref::AllocOp::create(b, loc, partialsType);
     {
       OpBuilder::InsertionGuard inner(b);
@@ -212,12 +245,12 @@ struct AmpGpuScalarKernelsPass
       Value tid = createLaunch(b, loc, b.getIndexAttr(1), kPartialThreads)
                       .getThreadIds()
                       .x;
-      combiner->combineIntoOutput(
+      combiner.combineIntoOutput(
           b, loc, op, {},
-          foldShare(tid, index(blocks), index(kPartialThreads), tid, partials));
+          foldShare(tid, index(blocks), index(kPartialThreads), tid, partials),
+          filled);
     }
     memref::DeallocOp::create(b, loc, partials);
-    return success();
   }
 };
 

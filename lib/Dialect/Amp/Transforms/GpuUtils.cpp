@@ -214,12 +214,30 @@ Value ReductionCombiner::combine(OpBuilder &b, Value acc, Value value) const {
 
 void ReductionCombiner::combineIntoOutput(OpBuilder &b, Location loc,
                                           linalg::LinalgOp op, ValueRange ivs,
-                                          Value value) const {
+                                          Value value, Value filled) const {
   OpOperand &init = op.getDpsInitsMutable()[0];
   SmallVector<Value> at =
       applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-  Value old = memref::LoadOp::create(b, loc, init.get(), at);
+  Value old = filled ? filled : memref::LoadOp::create(b, loc, init.get(), at);
   memref::StoreOp::create(b, loc, combine(b, old, value), init.get(), at);
+}
+
+linalg::FillOp mlir::amp::getFillOfOutput(linalg::LinalgOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+    return nullptr;
+  Value output = op.getDpsInits()[0];
+  if (fill.getOutputs()[0] != output || !isa<MemRefType>(output.getType()) ||
+      fill.value().getType() != getElementTypeOrSelf(output.getType()) ||
+      mayReadOutputBuffer(op))
+    return nullptr;
+  // Each element of the output is an output element of `op` (one loop per
+  // dimension, each once), so the kernel writes them all.
+  AffineMap map = op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]);
+  if (!map.isProjectedPermutation() ||
+      map.getNumResults() != cast<MemRefType>(output.getType()).getRank())
+    return nullptr;
+  return fill;
 }
 
 gpu::LaunchOp mlir::amp::createLaunch(OpBuilder &b, Location loc,

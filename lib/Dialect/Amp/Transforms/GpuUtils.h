@@ -91,14 +91,27 @@ struct ReductionCombiner {
   Value combine(OpBuilder &b, Value acc, Value value) const;
 
   /// Combines `value` into the element of `op`'s output (its one init) at
-  /// the loop indices `ivs`: load, combine, store.
+  /// the loop indices `ivs`: load, combine, store. With `filled` (the value
+  /// of the output's fill, see `getFillOfOutput`), `value` is combined with
+  /// that instead of the loaded element.
   void combineIntoOutput(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                         ValueRange ivs, Value value) const;
+                         ValueRange ivs, Value value,
+                         Value filled = nullptr) const;
 
   /// A `gpu.all_reduce` of `value` across the block (uniform), with i1 taken
   /// through i32. Only where `allReduce` is set.
   Value allReduceInBlock(OpBuilder &b, Location loc, Value value) const;
 };
+
+/// The `linalg.fill` on buffers right before `op` (the op before it in its
+/// block) that fills `op`'s one output, a memref, with a value of its
+/// element type, where `op` reads no input from that buffer and indexes
+/// every dimension of the output by a loop of its own; or null. A
+/// reduction kernel that writes every element of its output can start from
+/// the fill's value instead of loading it, and the fill (a kernel of its
+/// own) goes: bufferization's zeroed accumulator of a sum, the -inf of a
+/// max, the `false` of an inf/NaN check.
+linalg::FillOp getFillOfOutput(linalg::LinalgOp op);
 
 /// A `gpu.launch` of a 1-D grid of `blocks` blocks of `threadsX` x
 /// `threadsY` threads, with the workgroup buffers `workgroup`; the builder

@@ -75,18 +75,25 @@ Value isNonFinite(OpBuilder &b, Location loc, Value x) {
 /// `or` over the flags `flag(x)` of the elements of `input` (a ranked
 /// tensor), reduced over every dimension into a 0-d tensor<i1>, or with
 /// `keepRows` over every dimension but the first into tensor<d0 x i1>.
+/// The flags are or-ed into `into` (a 0-d tensor<i1>, not with `keepRows`)
+/// when given, else into `false`.
 Value orReduce(OpBuilder &b, Location loc, Value input, bool keepRows,
-               function_ref<Value(OpBuilder &, Location, Value)> flag) {
+               function_ref<Value(OpBuilder &, Location, Value)> flag,
+               Value into = nullptr) {
+  assert(!(keepRows && into) && "row flags start from false");
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
   MLIRContext *ctx = b.getContext();
   Type i1 = b.getI1Type();
-  Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  SmallVector<OpFoldResult> initSizes;
-  if (keepRows)
-    initSizes.push_back(tensor::getMixedSize(b, loc, input, 0));
-  Value empty = tensor::EmptyOp::create(b, loc, initSizes, i1);
-  Value init = linalg::FillOp::create(b, loc, no, empty).getResult(0);
+  Value init = into;
+  if (!init) {
+    Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    SmallVector<OpFoldResult> initSizes;
+    if (keepRows)
+      initSizes.push_back(tensor::getMixedSize(b, loc, input, 0));
+    Value empty = tensor::EmptyOp::create(b, loc, initSizes, i1);
+    init = linalg::FillOp::create(b, loc, no, empty).getResult(0);
+  }
   SmallVector<AffineExpr> kept;
   if (keepRows)
     kept.push_back(b.getAffineDimExpr(0));
@@ -106,30 +113,18 @@ Value orReduce(OpBuilder &b, Location loc, Value input, bool keepRows,
   return generic.getResult(0);
 }
 
-/// A 0-d tensor<i1>, true when any element of the float tensor `grad` is
-/// inf or NaN. A gradient of rank 2 or more is reduced in two steps: first
-/// to one flag per row of its first dimension, a reduction that is parallel
-/// over the rows (under amp-cuda-pipeline a kernel with a thread per row),
-/// then over the row flags (there, one block: amp-gpu-scalar-kernels).
-Value anyNonFinite(OpBuilder &b, Location loc, Value grad) {
+/// A 0-d tensor<i1>, true when `foundInf` (a 0-d tensor<i1>, or null:
+/// false) is or any element of the float tensor `grad` is inf or NaN. A
+/// gradient of rank 2 or more is reduced in two steps: first to one flag
+/// per row of its first dimension, a reduction that is parallel over the
+/// rows (under amp-cuda-pipeline a kernel with a block per row), then over
+/// the row flags into `foundInf` (there, one block: amp-gpu-scalar-kernels).
+Value anyNonFinite(OpBuilder &b, Location loc, Value grad, Value foundInf) {
   if (cast<RankedTensorType>(grad.getType()).getRank() < 2)
-    return orReduce(b, loc, grad, /*keepRows=*/false, isNonFinite);
+    return orReduce(b, loc, grad, /*keepRows=*/false, isNonFinite, foundInf);
   Value rows = orReduce(b, loc, grad, /*keepRows=*/true, isNonFinite);
   auto identity = [](OpBuilder &, Location, Value flag) { return flag; };
-  return orReduce(b, loc, rows, /*keepRows=*/false, identity);
-}
-
-/// `lhs | rhs` of two 0-d tensor<i1>, as a 0-d tensor (a linalg.map).
-Value orFlags(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
-                                       b.getI1Type());
-  auto map = linalg::MapOp::create(
-      b, loc, ValueRange{lhs, rhs}, init,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value any = arith::OrIOp::create(nb, nloc, args[0], args[1]);
-        linalg::YieldOp::create(nb, nloc, any);
-      });
-  return map.getResult().front();
+  return orReduce(b, loc, rows, /*keepRows=*/false, identity, foundInf);
 }
 
 void lowerInit(RewriterBase &rewriter, InitLossScaleOp op) {
@@ -178,13 +173,12 @@ void lowerUnscale(RewriterBase &rewriter, UnscaleOp op,
                                            rewriter.getF32Type(), reciprocal);
 
   SmallVector<Value> results;
-  // The gradients' flags are or-ed as 0-d tensors and read once (on the
+  // Each gradient's flags are or-ed into one 0-d tensor, read once (on the
   // GPU, one host read of device memory rather than one per gradient).
   Value foundInf;
   for (Value grad : op.getGrads()) {
     // The check reads the gradient before it is unscaled, as the kernel does.
-    Value flag = anyNonFinite(rewriter, loc, grad);
-    foundInf = foundInf ? orFlags(rewriter, loc, foundInf, flag) : flag;
+    foundInf = anyNonFinite(rewriter, loc, grad, foundInf);
     results.push_back(mapElementwise(
         rewriter, loc, grad, rewriter.getF32Type(),
         [&](OpBuilder &b, Location l, Value x) -> Value {

@@ -18,6 +18,8 @@
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func column_xor_i32 --reduction xor --reduce-dims 0 | FileCheck %s --check-prefix=XOR
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func row_minui_i64 --reduction min --reduce-dims 1 | FileCheck %s --check-prefix=MINUI
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func column_maxui_i16 --reduction max --reduce-dims 0 | FileCheck %s --check-prefix=MAXUI
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func filled_row_sum --filled 0 --reduction sum --reduce-dims 1 | FileCheck %s --check-prefix=FILLEDROWS
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func filled_column_max --filled 5 --reduction max --reduce-dims 0 | FileCheck %s --check-prefix=FILLEDCOLS
 // ROWS: row_sum: 1 launch(es), 64 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // ROWS: f16_rows: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // COLS: bias_gradient: 1 launch(es), 3 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
@@ -28,6 +30,8 @@
 // OR: short_rows_or_i1: 1 launch(es), 2 blocks of 64 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // XOR: column_xor_i32: 1 launch(es), 2 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // MINUI: row_minui_i64: 1 launch(es), 7 blocks of 64 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// FILLEDROWS: filled_row_sum: 1 launch(es), 16 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// FILLEDCOLS: filled_column_max: 1 launch(es), 2 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // MAXUI: column_maxui_i16: 1 launch(es), 1 blocks of 128 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 
 // Rows: 300 elements, 256 threads (44 of them fold two, the rest one).
@@ -146,6 +150,32 @@ func.func @column_maxui_i16(%x: memref<50x7xi16>, %out: memref<7xi16>) {
     (%in: i16, %acc: i16) {
       %a = arith.maxui %in, %acc : i16
       linalg.yield %a : i16
+    }
+  return
+}
+
+// Fills of the output right before, which the kernels start from (the
+// fills go): OUT must be the fill's value combined with the fold, whatever
+// OUT held (a kernel that loaded it would add its nonzero start, or keep
+// its negative one under the max's start of 5).
+func.func @filled_row_sum(%x: memref<16x300xf32>, %out: memref<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<16xf32>)
+  linalg.reduce ins(%x : memref<16x300xf32>) outs(%out : memref<16xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return
+}
+
+func.func @filled_column_max(%x: memref<96x64xf32>, %out: memref<64xf32>) {
+  %five = arith.constant 5.0 : f32
+  linalg.fill ins(%five : f32) outs(%out : memref<64xf32>)
+  linalg.reduce ins(%x : memref<96x64xf32>) outs(%out : memref<64xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.maxnumf %in, %acc : f32
+      linalg.yield %a : f32
     }
   return
 }

@@ -404,3 +404,100 @@ func.func @in_launch(%x: memref<8x64xf32>, %out: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// A fill of the output right before (bufferization's zeroed accumulator):
+// thread 0 adds the block's sum to the fill's value, without loading the
+// output, and the fill goes.
+// CHECK-LABEL: func @filled_row_sum
+// CHECK-SAME: (%[[X:.*]]: memref<64x300xf32>, %[[OUT:.*]]: memref<64xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK:   %[[ALL:.*]] = gpu.all_reduce add
+// CHECK:   scf.if
+// CHECK-NOT: memref.load %[[OUT]][
+// CHECK:     %[[NEW:.*]] = arith.addf %[[ZERO]], %[[ALL]] : f32
+// CHECK:     memref.store %[[NEW]], %[[OUT]][%{{.*}}]
+// CHECK-NOT: linalg.
+func.func @filled_row_sum(%x: memref<64x300xf32>, %out: memref<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64xf32>)
+  linalg.reduce ins(%x : memref<64x300xf32>) outs(%out : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %acc, %in : f32
+      linalg.yield %a : f32
+    }
+  return
+}
+
+// -----
+
+// The same for a column kernel (a bias gradient's -inf-started max here):
+// row 0 starts from the fill's value.
+// CHECK-LABEL: func @filled_column_max
+// CHECK-SAME: (%[[DY:.*]]: memref<1024x4096xf32>, %[[DB:.*]]: memref<4096xf32>)
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK:   gpu.barrier
+// CHECK-NOT: memref.load %[[DB]][
+// CHECK:   arith.maxnumf %[[NINF]], %{{.*}} : f32
+// CHECK:   memref.store %{{.*}}, %[[DB]][%{{.*}}]
+// CHECK-NOT: linalg.
+func.func @filled_column_max(%dy: memref<1024x4096xf32>, %db: memref<4096xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%ninf : f32) outs(%db : memref<4096xf32>)
+  linalg.reduce ins(%dy : memref<1024x4096xf32>) outs(%db : memref<4096xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.maxnumf %acc, %in : f32
+      linalg.yield %a : f32
+    }
+  return
+}
+
+// -----
+
+// Fills that stay: one with an op between it and the reduction, one of
+// another buffer, one of a buffer the reduction writes only part of (a
+// subview, through another value). The kernels load the output.
+// CHECK-LABEL: func @fills_that_stay
+// CHECK-SAME: (%[[X:.*]]: memref<64x300xf32>, %[[OUT:.*]]: memref<64xf32>, %[[OTHER:.*]]: memref<64xf32>, %[[WIDE:.*]]: memref<128xf32>)
+// CHECK: linalg.fill {{.*}} outs(%[[OUT]] :
+// CHECK: memref.store {{.*}}, %[[OTHER]]
+// CHECK: gpu.launch
+// CHECK:     memref.load %[[OUT]][
+// CHECK: linalg.fill {{.*}} outs(%[[OTHER]] :
+// CHECK: gpu.launch
+// CHECK:     memref.load %[[OUT]][
+// CHECK: linalg.fill {{.*}} outs(%[[WIDE]] :
+// CHECK: %[[HALF:.*]] = memref.subview %[[WIDE]]
+// CHECK: gpu.launch
+// CHECK:     memref.load %[[HALF]][
+func.func @fills_that_stay(%x: memref<64x300xf32>, %out: memref<64xf32>,
+                           %other: memref<64xf32>, %wide: memref<128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%out : memref<64xf32>)
+  memref.store %zero, %other[%c0] : memref<64xf32>
+  linalg.reduce ins(%x : memref<64x300xf32>) outs(%out : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %acc, %in : f32
+      linalg.yield %a : f32
+    }
+  linalg.fill ins(%zero : f32) outs(%other : memref<64xf32>)
+  linalg.reduce ins(%x : memref<64x300xf32>) outs(%out : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %acc, %in : f32
+      linalg.yield %a : f32
+    }
+  linalg.fill ins(%zero : f32) outs(%wide : memref<128xf32>)
+  %half = memref.subview %wide[0] [64] [1] : memref<128xf32> to memref<64xf32, strided<[1]>>
+  linalg.reduce ins(%x : memref<64x300xf32>) outs(%half : memref<64xf32, strided<[1]>>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %acc, %in : f32
+      linalg.yield %a : f32
+    }
+  return
+}

@@ -17,6 +17,8 @@
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func sum_0d --reduction sum | FileCheck %s --check-prefix=SUM0D
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func grid_sum_f32 --reduction sum | FileCheck %s --check-prefix=GRIDSUM
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func grid_max_f32 --reduction max | FileCheck %s --check-prefix=GRIDMAX
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func filled_sum_f32 --filled 0 --reduction sum | FileCheck %s --check-prefix=FILLEDSUM
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func filled_grid_max_f32 --filled 5 --reduction max | FileCheck %s --check-prefix=FILLEDGRIDMAX
 // SUM: sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // SUM: sum_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // MAX: max_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
@@ -27,6 +29,8 @@
 // SUM0D: sum_0d: 1 launch(es), 1 blocks of 1 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // GRIDSUM: grid_sum_f32: 2 launch(es), 22 blocks of 256,1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // GRIDMAX: grid_max_f32: 2 launch(es), 9 blocks of 256,1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// FILLEDSUM: filled_sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// FILLEDGRIDMAX: filled_grid_max_f32: 2 launch(es), 9 blocks of 256,1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 //
 // The inputs make a wrong start value or a doubly folded element show: no
 // zeros, max over negative values, min over positive ones, products of
@@ -142,6 +146,33 @@ func.func @grid_max_f32(%a: memref<130001xf32>, %o: memref<f32>) {
       ins(%a : memref<130001xf32>) outs(%o : memref<f32>) {
   ^bb0(%x: f32, %acc: f32):
     %m = arith.maximumf %acc, %x : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// Fills of the output right before, which the kernels start from (the
+// fills go): OUT must be the fill's value combined with every element,
+// whatever OUT held.
+func.func @filled_sum_f32(%a: memref<37x129xf32>, %o: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%o : memref<f32>)
+  linalg.generic {indexing_maps = [#id2, #to0d2], iterator_types = ["reduction", "reduction"]}
+      ins(%a : memref<37x129xf32>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+func.func @filled_grid_max_f32(%a: memref<130001xf32>, %o: memref<f32>) {
+  %five = arith.constant 5.0 : f32
+  linalg.fill ins(%five : f32) outs(%o : memref<f32>)
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%a : memref<130001xf32>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maxnumf %acc, %x : f32
     linalg.yield %m : f32
   }
   return

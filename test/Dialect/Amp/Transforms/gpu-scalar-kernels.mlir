@@ -203,6 +203,76 @@ func.func @empty(%x: memref<0x5xf32>, %out: memref<f32>) {
 
 // -----
 
+// A fill of the output right before (a loss's zeroed sum, the `false` an
+// inf/NaN check starts from): thread 0 combines the block's result with the
+// fill's value without loading the output, and the fill, a one-thread
+// kernel otherwise, goes. In the grid-wide form the last block does.
+// CHECK-LABEL: func @filled
+// CHECK-SAME: (%[[X:.*]]: memref<64x48xf32>, %[[OUT:.*]]: memref<f32>, %[[BIG:.*]]: memref<?xf32>, %[[ANY:.*]]: memref<i1>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[NO:.*]] = arith.constant false
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK:   %[[ALL:.*]] = gpu.all_reduce add
+// CHECK:   scf.if
+// CHECK-NOT: memref.load %[[OUT]][
+// CHECK:     %[[NEW:.*]] = arith.addf %[[ALL]], %[[ZERO]] : f32
+// CHECK:     memref.store %[[NEW]], %[[OUT]][]
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<256xi1>
+// CHECK: gpu.launch
+// CHECK:   memref.store %{{.*}}, %[[PARTIALS]]
+// CHECK: gpu.launch
+// CHECK:   scf.if
+// CHECK-NOT: memref.load %[[ANY]][
+// CHECK:     %[[ANYNEW:.*]] = arith.ori %[[NO]], %{{.*}} : i1
+// CHECK:     memref.store %[[ANYNEW]], %[[ANY]][]
+// CHECK: memref.dealloc %[[PARTIALS]]
+// CHECK-NOT: linalg.
+func.func @filled(%x: memref<64x48xf32>, %out: memref<f32>, %big: memref<?xf32>,
+                  %any: memref<i1>) {
+  %zero = arith.constant 0.0 : f32
+  %no = arith.constant false
+  linalg.fill ins(%zero : f32) outs(%out : memref<f32>)
+  linalg.reduce ins(%x : memref<64x48xf32>) outs(%out : memref<f32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  linalg.fill ins(%no : i1) outs(%any : memref<i1>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%big : memref<?xf32>) outs(%any : memref<i1>) {
+    ^bb0(%in: f32, %acc: i1):
+      %inf = arith.constant 0x7F800000 : f32
+      %abs = math.absf %in : f32
+      %bad = arith.cmpf uge, %abs, %inf : f32
+      %o = arith.ori %acc, %bad : i1
+      linalg.yield %o : i1
+  }
+  return
+}
+
+// -----
+
+// A fill before a reduction that stays on the host stays too (a one-thread
+// kernel).
+// CHECK-LABEL: func @fill_before_host_reduction
+// CHECK: gpu.launch
+// CHECK:   memref.store %{{.*}}, %{{.*}}[] : memref<f16>
+// CHECK: linalg.reduce
+func.func @fill_before_host_reduction(%x: memref<64xf16>, %out: memref<f16>) {
+  %zero = arith.constant 0.0 : f16
+  linalg.fill ins(%zero : f16) outs(%out : memref<f16>)
+  // expected-remark @below {{amp-gpu-scalar-kernels: this reduction to a scalar runs on the host (combiner 'arith.addf' on 'f16' has no gpu.all_reduce form here)}}
+  linalg.reduce ins(%x : memref<64xf16>) outs(%out : memref<f16>) dimensions = [0]
+    (%in: f16, %acc: f16) {
+      %a = arith.addf %in, %acc : f16
+      linalg.yield %a : f16
+    }
+  return
+}
+
+// -----
+
 // Ops with a parallel dimension, tensors, or inside a kernel are not this
 // pass's.
 // CHECK-LABEL: func @untouched

@@ -118,7 +118,9 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
       1-D gradient; for rank >= 2 one `linalg.generic` to a flag per row of
       the first dimension (parallel over the rows: a GPU kernel under
       amp-cuda-pipeline, where a full reduction would run on the host),
-      then one over the row flags;
+      then one over the row flags. Each gradient's last reduction ors into
+      the flag of the gradients before it (the first into `false`): one
+      0-d flag, no separate `or` per gradient;
     - `amp.update_scale` -> scalar arith and selects (products in f64,
       rounded once to f32);
     - `amp.step_if_finite` -> `scf.if %found_inf` yielding the kept values
@@ -506,6 +508,16 @@ def AmpGpuReductionKernels : Pass<"amp-gpu-reduction-kernels", "func::FuncOp"> {
     operand), a body without a single combiner op or one without a neutral
     element, and elements that are not scalars (vectors). Full reductions (no parallel dimension) are
     `amp-gpu-scalar-kernels`' work.
+
+    A reduction whose previous op is a `linalg.fill` of its output (with a
+    value of the element type; every output dimension indexed by a loop of
+    its own, so the kernel writes every element) starts from the fill's
+    value instead of loading the output, and the fill, a kernel of its own
+    otherwise, goes: bufferization's zeroed sums (bias gradients, softmax
+    and LayerNorm sums), the -inf of a max, the `false` of the per-row
+    inf/NaN flags. In the MLP AMP training step that and loss scaling's
+    chained flags are 22 kernels fewer (115 -> 93), in the transformer
+    step 61 (337 -> 276).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -558,6 +570,14 @@ def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
     One block reads about as fast as one SM can: right for the losses and
     per-row flags of a training step (10^3 to 10^5 elements); a large
     tensor's full reduction (a gradient norm) takes the grid-wide form.
+
+    A full reduction whose previous op is a `linalg.fill` of its output
+    (with a value of the element type; the reduction reads no input from
+    that buffer) combines the block's result with the fill's value instead
+    of loading the output, and the fill goes: a loss's zeroed sum, the
+    `false` the first gradient's inf/NaN check starts from. The fill would
+    otherwise be a one-thread kernel of its own. A fill before a reduction
+    that stays on the host stays.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
