@@ -1486,16 +1486,10 @@ struct AmpGpuTensorCoreContractionsPass
   }
 
   /// The `linalg.fill` of `mm`'s output with a constant right before it
-  /// (the op before it in its block, on the same buffer value), or null.
+  /// (`getFillOfOutput`'s, of the accumulators' type), or null.
   static linalg::FillOp outputFill(linalg::LinalgOp mm) {
-    auto fill = dyn_cast_or_null<linalg::FillOp>(mm->getPrevNode());
-    if (!fill || !fill.hasPureBufferSemantics() ||
-        fill.getOutputs()[0] != mm.getDpsInits()[0])
-      return {};
-    auto value = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-    // The accumulators' type (f32), not a value fill converts.
-    if (!value || value.getType() != getElementTypeOrSelf(
-                                         fill.getOutputs()[0].getType()))
+    linalg::FillOp fill = getFillOfOutput(mm);
+    if (!fill || !fill.value().getDefiningOp<arith::ConstantOp>())
       return {};
     return fill;
   }
