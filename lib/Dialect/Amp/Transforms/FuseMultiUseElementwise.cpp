@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::amp {
@@ -50,6 +51,15 @@ static bool isFusableMultiUse(OpOperand *fused) {
   auto consumer = cast<linalg::GenericOp>(fused->getOwner());
   // One use: upstream's linalg-fuse-elementwise-ops' case.
   if (!producer || producer->hasOneUse())
+    return false;
+  // Moving the producer into a loop around the consumer would recompute it
+  // every iteration.
+  if (producer->getBlock() != consumer->getBlock())
+    return false;
+  // The producer's body moves to the consumer: a read of memory there could
+  // see a write in between.
+  if (!llvm::all_of(producer.getBody()->without_terminator(),
+                    [](Operation &op) { return isMemoryEffectFree(&op); }))
     return false;
   if (!linalg::areElementwiseOpsFusable(fused) || !allParallel(consumer))
     return false;
@@ -99,10 +109,16 @@ struct AmpFuseMultiUseElementwisePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseMultiUseProducer>(&getContext());
-    // Producers before consumers: a chain fuses from its start.
-    if (failed(applyPatternsGreedily(
-            getOperation(), std::move(patterns),
-            GreedyRewriteConfig().setUseTopDownTraversal()))) {
+    // Producers before consumers: a chain fuses from its start. The pass
+    // fuses and nothing else: no folding, constant CSE or region
+    // simplification (canonicalize does those).
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal()
+        .enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config))) {
       getOperation().emitError(
           "amp-fuse-multi-use-elementwise: fusion did not converge");
       return signalPassFailure();

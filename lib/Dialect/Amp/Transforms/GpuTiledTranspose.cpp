@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::amp {
@@ -45,10 +46,7 @@ std::optional<std::string> whyNotTiled(linalg::TransposeOp op) {
     return "dynamic shape or strided layout";
   if (in.getNumElements() == 0)
     return "empty";
-  if (in.getDimSize(0) % kTile || in.getDimSize(1) % kTile)
-    return std::to_string(in.getDimSize(0)) + "x" +
-           std::to_string(in.getDimSize(1)) + " is not a multiple of 32x32";
-  if (in.getDimSize(0) / kTile > 65535)
+  if (llvm::divideCeil(in.getDimSize(0), kTile) > 65535)
     return "more than 65535 tile rows";
   if (memref::skipViewLikeOps(
           cast<TypedValue<MemRefType>>(op.getInput())) ==
@@ -87,14 +85,20 @@ struct AmpGpuTiledTransposePass
 
   /// out[c, r] = in[r, c] for the rows x cols input:
   ///
-  ///   gpu.launch blocks(cols / 32, rows / 32) threads(32, 8)
+  ///   gpu.launch blocks(ceil(cols / 32), ceil(rows / 32)) threads(32, 8)
   ///       workgroup(%tile : memref<32x33xT, workgroup>)
   ///     for j in 0..3:  %tile[ty + 8j, tx] = in[32 by + ty + 8j, 32 bx + tx]
   ///     gpu.barrier
   ///     for j in 0..3:  out[32 bx + ty + 8j, 32 by + tx] = %tile[tx, ty + 8j]
+  ///
+  /// Where rows or cols is not a multiple of 32, the last tiles are partial:
+  /// each load and store is guarded by its element's row and column being
+  /// in bounds (only the checks a dimension needs are emitted); the barrier
+  /// stays unconditional.
   void buildKernel(RewriterBase &rewriter, linalg::TransposeOp op) {
     Location loc = op.getLoc();
     auto in = cast<MemRefType>(op.getInput().getType());
+    int64_t rows = in.getDimSize(0), cols = in.getDimSize(1);
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
@@ -103,9 +107,9 @@ struct AmpGpuTiledTransposePass
         gpu::AddressSpaceAttr::get(rewriter.getContext(),
                                    gpu::GPUDialect::getWorkgroupAddressSpace()));
     auto launch = gpu::LaunchOp::create(
-        rewriter, loc, index(in.getDimSize(1) / kTile),
-        index(in.getDimSize(0) / kTile), index(1), index(kTile), index(kRows),
-        index(1), /*dynamicSharedMemorySize=*/nullptr,
+        rewriter, loc, index(llvm::divideCeil(cols, kTile)),
+        index(llvm::divideCeil(rows, kTile)), index(1), index(kTile),
+        index(kRows), index(1), /*dynamicSharedMemorySize=*/nullptr,
         /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
         TypeRange{tileType});
     OpBuilder::InsertionGuard guard(rewriter);
@@ -127,23 +131,48 @@ struct AmpGpuTiledTransposePass
     auto plus = [&](Value tileOrigin, Value offset) {
       return apply(d0 * kTile + d1, {tileOrigin, offset});
     };
+    // Runs `body` where the input element (r, c) is in bounds: directly
+    // when both dimensions are multiples of the tile, else in an scf.if.
+    auto ifInBounds = [&](Value r, Value c, llvm::function_ref<void()> body) {
+      Value inBounds;
+      auto check = [&](Value v, int64_t size) {
+        if (size % kTile == 0)
+          return;
+        Value lt = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ult, v, index(size));
+        inBounds =
+            inBounds ? arith::AndIOp::create(rewriter, loc, inBounds, lt) : lt;
+      };
+      check(r, rows);
+      check(c, cols);
+      OpBuilder::InsertionGuard inner(rewriter);
+      if (inBounds)
+        rewriter.setInsertionPointToStart(
+            scf::IfOp::create(rewriter, loc, inBounds).thenBlock());
+      body();
+    };
     for (int64_t j = 0; j < kTile / kRows; ++j) {
       Value row = tileRow(j);
-      Value v = memref::LoadOp::create(
-          rewriter, loc, op.getInput(),
-          ValueRange{plus(block.y, row), plus(block.x, thread.x)});
-      memref::StoreOp::create(rewriter, loc, v, tile,
-                              ValueRange{row, thread.x});
+      Value r = plus(block.y, row), c = plus(block.x, thread.x);
+      ifInBounds(r, c, [&] {
+        Value v = memref::LoadOp::create(rewriter, loc, op.getInput(),
+                                         ValueRange{r, c});
+        memref::StoreOp::create(rewriter, loc, v, tile,
+                                ValueRange{row, thread.x});
+      });
     }
     // The tile is complete before any thread reads another's elements.
     gpu::BarrierOp::create(rewriter, loc);
     for (int64_t j = 0; j < kTile / kRows; ++j) {
       Value row = tileRow(j);
-      Value v = memref::LoadOp::create(rewriter, loc, tile,
-                                       ValueRange{thread.x, row});
-      memref::StoreOp::create(
-          rewriter, loc, v, op.getInit(),
-          ValueRange{plus(block.x, row), plus(block.y, thread.x)});
+      // Output (32 bx + ty + 8j, 32 by + tx) is input (r, c) below.
+      Value c = plus(block.x, row), r = plus(block.y, thread.x);
+      ifInBounds(r, c, [&] {
+        Value v = memref::LoadOp::create(rewriter, loc, tile,
+                                         ValueRange{thread.x, row});
+        memref::StoreOp::create(rewriter, loc, v, op.getInit(),
+                                ValueRange{c, r});
+      });
     }
   }
 };

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -58,6 +59,28 @@ static SmallVector<Value> readMemrefs(linalg::LinalgOp op) {
   return memrefs;
 }
 
+/// Whether the buffer `v` (a `possibleBuffers` value) is known to be a
+/// buffer of its own: an allocation, a global (named by its symbol) or an
+/// argument of a function (the project's calling convention: distinct
+/// arguments are distinct buffers). Anything else (a region's result, a
+/// block argument of a loop or branch, a call's result) may be any buffer.
+static bool isIdentifiedBuffer(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner()->isEntryBlock() &&
+           isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp,
+                         memref::GetGlobalOp>(v.getDefiningOp());
+}
+
+/// Whether the buffers `a` and `b` (`possibleBuffers` values) may be one.
+static bool mayBeSameBuffer(Value a, Value b) {
+  if (a == b || !isIdentifiedBuffer(a) || !isIdentifiedBuffer(b))
+    return true;
+  auto globalA = a.getDefiningOp<memref::GetGlobalOp>();
+  auto globalB = b.getDefiningOp<memref::GetGlobalOp>();
+  return globalA && globalB && globalA.getName() == globalB.getName();
+}
+
 bool mlir::amp::mayReadOutputBuffer(linalg::LinalgOp op) {
   SmallVector<Value> outputs;
   for (OpOperand &init : op.getDpsInitsMutable())
@@ -65,7 +88,9 @@ bool mlir::amp::mayReadOutputBuffer(linalg::LinalgOp op) {
       llvm::append_range(outputs, possibleBuffers(init.get()));
   for (Value read : readMemrefs(op))
     for (Value buffer : possibleBuffers(read))
-      if (llvm::is_contained(outputs, buffer))
+      if (llvm::any_of(outputs, [&](Value output) {
+            return mayBeSameBuffer(buffer, output);
+          }))
         return true;
   return false;
 }

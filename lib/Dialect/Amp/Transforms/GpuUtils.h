@@ -43,8 +43,11 @@ Value rootBuffer(Value memref);
 
 /// Whether the linalg op on buffers `op` may read its output's buffer: an
 /// input, or a memref its body uses, that may be a view of it (through
-/// view-like ops, `memref.transpose` and `arith.select`). A kernel whose
-/// threads read while others write the output would read stale elements.
+/// view-like ops, `memref.transpose` and `arith.select`), of the same
+/// global, or of a buffer whose origin is not known (a region's result, a
+/// loop's or branch's block argument, a call's result). Allocations and
+/// function arguments are distinct buffers. A kernel whose threads read
+/// while others write the output would read stale elements.
 bool mayReadOutputBuffer(linalg::LinalgOp op);
 
 /// Why the linalg op on buffers `op` cannot become a kernel of its own

@@ -236,3 +236,71 @@ func.func @single_use(%x: tensor<64xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %c : tensor<64xf32>
 }
+
+// -----
+
+// Left alone: a producer outside a loop around the consumer (fusing would
+// recompute the f16 weight every iteration), and a producer whose body
+// reads memory that is written between it and the consumer.
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @loop_invariant_producer
+// CHECK: %[[W16:.*]] = linalg.generic
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}} ins(%[[W16]], %{{.*}} :
+// CHECK: linalg.matmul ins(%{{.*}}, %[[W16]] :
+func.func @loop_invariant_producer(%w: tensor<64x64xf32>, %x: tensor<64x64xf16>,
+                                   %n: index) -> tensor<64x64xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<64x64xf16>
+  %w16 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<64x64xf32>) outs(%e : tensor<64x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %r = arith.truncf %a : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<64x64xf16>
+  %res = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<64x64xf16> {
+    %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%w16, %acc : tensor<64x64xf16>, tensor<64x64xf16>) outs(%e : tensor<64x64xf16>) {
+    ^bb0(%a: f16, %b: f16, %o: f16):
+      %r = arith.addf %a, %b : f16
+      linalg.yield %r : f16
+    } -> tensor<64x64xf16>
+    %mm = linalg.matmul ins(%s, %w16 : tensor<64x64xf16>, tensor<64x64xf16>)
+                        outs(%acc : tensor<64x64xf16>) -> tensor<64x64xf16>
+    scf.yield %mm : tensor<64x64xf16>
+  }
+  return %res : tensor<64x64xf16>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @producer_reads_memory
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: memref.load
+// CHECK: memref.store
+// CHECK: linalg.generic {{.*}} ins(%[[P]] :
+func.func @producer_reads_memory(%x: tensor<64xf32>, %buf: memref<64xf32>)
+    -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %v = memref.load %buf[%i] : memref<64xf32>
+    %r = arith.addf %a, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 100.0 : f32
+  memref.store %z, %buf[%c0] : memref<64xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%p : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %c, %p : tensor<64xf32>, tensor<64xf32>
+}

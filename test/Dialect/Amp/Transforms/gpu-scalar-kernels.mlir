@@ -310,3 +310,83 @@ func.func @vector_elements(%x: memref<64xvector<4xf32>>, %out: memref<vector<4xf
     }
   return
 }
+
+// -----
+
+// An output whose buffer is not known (an scf.if's result) or a view of
+// the global an input reads may be the input's buffer: the reduction stays
+// on the host and its fill stays, a one-thread kernel of its own (absorbing
+// it would sum the input's elements as they were before the fill).
+// CHECK-LABEL: func @output_maybe_input
+// CHECK: scf.if
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.reduce
+// CHECK: gpu.launch
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.reduce
+func.func @output_maybe_input(%x: memref<4096xf32>, %other: memref<f32>, %c: i1) {
+  %zero = arith.constant 0.0 : f32
+  %o = scf.if %c -> memref<f32, strided<[], offset: ?>> {
+    %v = memref.subview %x[7] [1] [1] : memref<4096xf32> to memref<f32, strided<[], offset: 7>>
+    %w = memref.cast %v : memref<f32, strided<[], offset: 7>> to memref<f32, strided<[], offset: ?>>
+    scf.yield %w : memref<f32, strided<[], offset: ?>>
+  } else {
+    %w = memref.cast %other : memref<f32> to memref<f32, strided<[], offset: ?>>
+    scf.yield %w : memref<f32, strided<[], offset: ?>>
+  }
+  linalg.fill ins(%zero : f32) outs(%o : memref<f32, strided<[], offset: ?>>)
+  // expected-remark @below {{amp-gpu-scalar-kernels: this reduction to a scalar runs on the host (an input on the output's buffer)}}
+  linalg.reduce ins(%x : memref<4096xf32>) outs(%o : memref<f32, strided<[], offset: ?>>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %a = memref.get_global @g : memref<4xf32>
+  %b = memref.get_global @g : memref<4xf32>
+  %ob = memref.subview %b[2] [1] [1] : memref<4xf32> to memref<f32, strided<[], offset: 2>>
+  linalg.fill ins(%zero : f32) outs(%ob : memref<f32, strided<[], offset: 2>>)
+  // expected-remark @below {{amp-gpu-scalar-kernels: this reduction to a scalar runs on the host (an input on the output's buffer)}}
+  linalg.reduce ins(%a : memref<4xf32>) outs(%ob : memref<f32, strided<[], offset: 2>>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+memref.global "private" @g : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+
+// -----
+
+// Distinct globals, allocations and function arguments are distinct
+// buffers: the reductions become kernels that absorb their fills.
+// CHECK-LABEL: func @distinct_buffers
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK-NOT: linalg.
+func.func @distinct_buffers(%x: memref<4096xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.get_global @g1 : memref<4xf32>
+  %b = memref.get_global @g2 : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%b : memref<f32>)
+  linalg.reduce ins(%a : memref<4xf32>) outs(%b : memref<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %o = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<f32>)
+  linalg.reduce ins(%x : memref<4096xf32>) outs(%o : memref<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  memref.dealloc %o : memref<f32>
+  return
+}
+memref.global "private" @g1 : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+memref.global "private" @g2 : memref<f32> = dense<0.0>

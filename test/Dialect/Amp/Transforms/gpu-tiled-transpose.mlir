@@ -3,10 +3,13 @@
 // lockstep, shared memory per block with a race check): OUT must be IN
 // transposed, every element written once.
 // RUN: amp-opt %s --amp-gpu-tiled-transpose --mlir-print-op-generic -o %t.mlir 2>/dev/null
-// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func f16 --func f32_wide --func i8_square | FileCheck %s --check-prefix=EMULATED
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func f16 --func f32_wide --func i8_square --func narrow --func ragged --func tiny | FileCheck %s --check-prefix=EMULATED
 // EMULATED: f16: 1 launch(es), 96 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // EMULATED: f32_wide: 1 launch(es), 256 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // EMULATED: i8_square: 1 launch(es), 1 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// EMULATED: narrow: 1 launch(es), 128 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// EMULATED: ragged: 1 launch(es), 6 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// EMULATED: tiny: 1 launch(es), 1 blocks of 256 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 
 // One block of 32 x 8 threads per 32 x 32 input tile (grid: 96 / 32 tile
 // columns on x, 1024 / 32 tile rows on y) and a shared 32 x 33 tile: four
@@ -45,11 +48,54 @@ func.func @i8_square(%a: memref<32x32xi8>, %b: memref<32x32xi8>) {
 
 // -----
 
+// Sizes that are not multiples of 32: the last tiles are partial, each
+// load and store guarded by its element being in bounds (a check on the
+// columns only for 4096 x 16; both for 70 x 40; none for the barrier).
+// CHECK-LABEL: func @narrow
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{(_[0-9]+)?}}, {{.*}} = %c128{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads
+// CHECK-COUNT-4: arith.cmpi ult, %{{.*}}, %c16
+// CHECK-NOT: arith.cmpi
+// CHECK: gpu.barrier
+// CHECK-NOT: scf.if
+// CHECK-COUNT-4: arith.cmpi ult, %{{.*}}, %c16
+// CHECK-NOT: arith.cmpi
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.transpose
+func.func @narrow(%a: memref<4096x16xf16>, %b: memref<16x4096xf16>) {
+  linalg.transpose ins(%a : memref<4096x16xf16>) outs(%b : memref<16x4096xf16>) permutation = [1, 0]
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func @ragged
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{(_[0-9]+)?}}, {{.*}} = %c3{{(_[0-9]+)?}}, {{.*}} = %c1{{(_[0-9]+)?}}) threads
+// CHECK-COUNT-4: arith.andi
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: arith.andi
+// CHECK-NOT: linalg.transpose
+func.func @ragged(%a: memref<70x40xf32>, %b: memref<40x70xf32>) {
+  linalg.transpose ins(%a : memref<70x40xf32>) outs(%b : memref<40x70xf32>) permutation = [1, 0]
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func @tiny
+// CHECK: gpu.launch
+// CHECK-NOT: linalg.transpose
+func.func @tiny(%a: memref<3x5xbf16>, %b: memref<5x3xbf16>) {
+  linalg.transpose ins(%a : memref<3x5xbf16>) outs(%b : memref<5x3xbf16>) permutation = [1, 0]
+  return
+}
+
+// -----
+
 // The others stay for the parallel-loop path, each with the reason; a
 // transpose of rank 3 or on tensors is not this pass's (no remark).
 // CHECK-LABEL: func @fallbacks
 // CHECK-NOT: gpu.launch
-// CHECK-COUNT-3: linalg.transpose
+// CHECK-COUNT-2: linalg.transpose
 // CHECK: gpu.launch
 // CHECK: linalg.transpose
 // CHECK: scf.parallel
@@ -64,8 +110,6 @@ func.func @fallbacks(%a: memref<4096x16xf16>, %b: memref<16x4096xf16>,
                      %e: memref<64x64xf32>,
                      %f: memref<32x32x32xf32>, %g: memref<32x32x32xf32>,
                      %t: tensor<32x64xf32>, %u: tensor<64x32xf32>) {
-  // expected-remark @below {{amp-gpu-tiled-transpose: 4096x16 is not a multiple of 32x32; parallel-loop transpose}}
-  linalg.transpose ins(%a : memref<4096x16xf16>) outs(%b : memref<16x4096xf16>) permutation = [1, 0]
   // expected-remark @below {{amp-gpu-tiled-transpose: dynamic shape or strided layout; parallel-loop transpose}}
   linalg.transpose ins(%c : memref<?x32xf32>) outs(%d : memref<32x?xf32>) permutation = [1, 0]
   // expected-remark @below {{amp-gpu-tiled-transpose: input and output on one buffer; parallel-loop transpose}}

@@ -255,7 +255,10 @@ def AmpFuseMultiUseElementwise
     preserved producer results) and the producer's other uses take that
     result, so the producer goes. It applies where:
     - the producer is a `linalg.generic` on tensors with only parallel
-      loops and `linalg::areElementwiseOpsFusable` holds;
+      loops and `linalg::areElementwiseOpsFusable` holds, in the consumer's
+      block (not outside a loop around the consumer, which would recompute
+      it every iteration), and its body reads no memory (a
+      `memref.load` there could see a write between the two ops);
     - the consumer has only parallel loops and reads the producer's result
       through a permutation map (no broadcast: each element of the
       producer is computed once and written once);
@@ -594,9 +597,11 @@ def AmpGpuTiledTranspose : Pass<"amp-gpu-tiled-transpose", "func::FuncOp"> {
     bytes cost a 32-byte memory sector.
 
     Every 2-D `linalg.transpose` (permutation [1, 0]) on static,
-    identity-layout buffers outside GPU code and parallel loops whose sizes
-    are multiples of 32 becomes a `gpu.launch`: one block of 32 x 8 threads
-    per 32 x 32 tile of the input. The block reads the tile row by row
+    identity-layout buffers outside GPU code and parallel loops becomes a
+    `gpu.launch`: one block of 32 x 8 threads per 32 x 32 tile of the input
+    (the last tiles of a size that is not a multiple of 32 are partial: each
+    thread's loads and stores are guarded by the element being in bounds, so
+    a 4096 x 16 weight gets 128 half-empty tiles). The block reads the tile row by row
     (consecutive threads, consecutive elements) into a shared 32 x 33 tile
     (one element of padding per row: the column reads that follow hit 32
     different banks for 4-byte elements), waits at a barrier, and writes the
@@ -604,12 +609,12 @@ def AmpGpuTiledTranspose : Pass<"amp-gpu-tiled-transpose", "func::FuncOp"> {
     4 elements each way.
 
     Others stay (the parallel-loop path takes them), with a remark saying
-    why: sizes that are not multiples of 32, dynamic sizes or a strided
-    layout, input and output on one buffer, more than 65535 tile rows (the
+    why: dynamic sizes or a strided layout, input and output on one buffer, more than 65535 tile rows (the
     grid's y limit), or an op already in device code or a parallel loop.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def AmpGpuMapParallelLoops : Pass<"amp-gpu-map-parallel-loops", "func::FuncOp"> {
