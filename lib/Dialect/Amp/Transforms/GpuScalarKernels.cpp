@@ -14,7 +14,10 @@
 // - an op without loops (arithmetic on 0-d buffers): one thread.
 //
 // A full reduction right after a linalg.fill of its output combines with
-// the fill's value instead of loading the output, and the fill goes.
+// the fill's value instead of loading the output, and the fill goes. A run
+// of one-block full reductions into the same output with the same combiner
+// (the inf/NaN checks of a loss-scaled step's gradients, each or-ed into
+// one flag) is one kernel: each thread folds its share of each op in turn.
 //
 // Passes.td has the why and the limits.
 //
@@ -31,6 +34,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPGPUSCALARKERNELS
@@ -65,18 +69,20 @@ std::optional<std::string> whyHost(linalg::LinalgOp op) {
   return whyNoKernel(op);
 }
 
+/// An op to turn into a kernel: an op without loops, or a full reduction
+/// with its combiner and the fill of its output it absorbs (or null).
+struct Kernel {
+  linalg::LinalgOp op;
+  std::optional<ReductionCombiner> combiner;
+  linalg::FillOp fill;
+};
+
 struct AmpGpuScalarKernelsPass
     : public amp::impl::AmpGpuScalarKernelsBase<AmpGpuScalarKernelsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    // The ops to turn into kernels, in program order, each full reduction
-    // with its combiner and the fill of its output it absorbs (or null).
-    struct Kernel {
-      linalg::LinalgOp op;
-      std::optional<ReductionCombiner> combiner;
-      linalg::FillOp fill;
-    };
+    // The ops to turn into kernels, in program order.
     SmallVector<Kernel> kernels;
     DenseSet<Operation *> absorbed;
     getOperation().walk([&](linalg::LinalgOp op) {
@@ -102,20 +108,70 @@ struct AmpGpuScalarKernelsPass
       kernels.push_back({op, *combiner, fill});
     });
     IRRewriter rewriter(&getContext());
-    for (Kernel &kernel : kernels) {
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      Kernel &kernel = kernels[i];
       // A fill that a full reduction absorbs goes with it (below).
       if (absorbed.contains(kernel.op))
         continue;
-      rewriter.setInsertionPoint(kernel.op);
-      if (kernel.combiner)
-        buildReductionKernel(rewriter, kernel.op, *kernel.combiner,
-                             kernel.fill ? kernel.fill.value() : Value());
-      else
+      if (!kernel.combiner) {
+        rewriter.setInsertionPoint(kernel.op);
         buildScalarKernel(rewriter, kernel.op);
-      rewriter.eraseOp(kernel.op);
+        rewriter.eraseOp(kernel.op);
+        continue;
+      }
+      // The full reductions after it that join its kernel.
+      SmallVector<linalg::LinalgOp> group{kernel.op};
+      while (i + 1 < kernels.size() &&
+             joinsKernel(kernels[i + 1], group.back(), *kernel.combiner))
+        group.push_back(kernels[++i].op);
+      // Built where the last one was: the values the others use dominate
+      // it, and only ops without memory effects lie in between.
+      rewriter.setInsertionPoint(group.back());
+      buildReductionKernel(rewriter, group, *kernel.combiner,
+                           kernel.fill ? kernel.fill.value() : Value());
+      for (linalg::LinalgOp op : group)
+        rewriter.eraseOp(op);
       if (kernel.fill)
         rewriter.eraseOp(kernel.fill);
     }
+  }
+
+  /// Whether the full reduction of `next` joins the one-block kernel of
+  /// `previous` (a full reduction with `combiner`): both fit one block,
+  /// `next` follows `previous` in its block with only ops without memory
+  /// effects in between, writes the same output value with the same
+  /// combiner, and absorbs no fill (it reads the output `previous` wrote).
+  static bool joinsKernel(Kernel next, linalg::LinalgOp previous,
+                          const ReductionCombiner &combiner) {
+    if (!next.combiner || next.fill ||
+        next.op->getBlock() != previous->getBlock() ||
+        next.op.getDpsInits()[0] != previous.getDpsInits()[0] ||
+        !isOneBlock(next.op) || !isOneBlock(previous))
+      return false;
+    const ReductionCombiner &other = *next.combiner;
+    if (other.op->getName() != combiner.op->getName() ||
+        other.type != combiner.type || other.neutral != combiner.neutral ||
+        other.allReduce != combiner.allReduce)
+      return false;
+    for (Operation *op = previous->getNextNode(); op != next.op;
+         op = op->getNextNode())
+      if (!isMemoryEffectFree(op))
+        return false;
+    return true;
+  }
+
+  /// Whether the full reduction `op` runs in one block: a static iteration
+  /// space of up to kOneBlockElements elements.
+  static bool isOneBlock(linalg::LinalgOp op) {
+    int64_t total = 1;
+    for (int64_t size : op.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(size) || size > kOneBlockElements)
+        return false;
+      total *= size;
+      if (total > kOneBlockElements)
+        return false;
+    }
+    return true;
   }
 
   /// An op without loops: one thread loads its operands, runs the body and
@@ -157,11 +213,13 @@ struct AmpGpuScalarKernelsPass
     return combiner;
   }
 
-  /// A full reduction: see the file comment. `filled`: the value of the
-  /// output's fill (`getFillOfOutput`), which the result is combined with
-  /// instead of the output, or null.
-  void buildReductionKernel(OpBuilder &b, linalg::LinalgOp op,
+  /// Full reductions with `combiner` into one output, one op or a run of
+  /// one-block ones (`joinsKernel`): see the file comment. `filled`: the
+  /// value of the output's fill (`getFillOfOutput`), which the result is
+  /// combined with instead of the output, or null.
+  void buildReductionKernel(OpBuilder &b, ArrayRef<linalg::LinalgOp> ops,
                             const ReductionCombiner &combiner, Value filled) {
+    linalg::LinalgOp op = ops.front();
     Location loc = op.getLoc();
     // The iteration space, linearized.
     SmallVector<Value> sizes = loopSizes(b, loc, op);
@@ -174,35 +232,55 @@ struct AmpGpuScalarKernelsPass
                                kMaxPartialBlocks,
                                llvm::divideCeil(*staticTotal,
                                                 kReductionThreads * kMinShare));
+    assert((ops.size() == 1 || blocks == 1) &&
+           "only one-block reductions share a kernel");
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    // Folds the elements first, first + step, ... < end of the op's
-    // iteration space (or of `partials`, a partial results buffer, when
-    // given) from the neutral element, and combines the block's; returns
-    // the block's result with the builder inside an scf.if of thread 0
-    // (`tid` == 0).
-    auto foldShare = [&](Value first, Value end, Value step, Value tid,
-                         Value partials) {
-      Value start = arith::ConstantOp::create(b, loc, combiner.neutral);
-      auto loop = scf::ForOp::create(
-          b, loc, first, end, step, ValueRange{start},
-          [&](OpBuilder &lb, Location l, Value linear, ValueRange acc) {
-            SmallVector<Value> yielded;
-            if (partials) {
-              Value partial =
-                  memref::LoadOp::create(lb, l, partials, ValueRange{linear});
-              yielded.push_back(combiner.combine(lb, acc.front(), partial));
-            } else {
-              auto ivs = affine::AffineDelinearizeIndexOp::create(
-                  lb, l, linear, sizes, /*hasOuterBound=*/true);
-              IRMapping mapping;
-              mapping.map(combiner.out, acc.front());
-              yielded = inlineBody(lb, l, op, ivs.getResults(), mapping);
-            }
-            scf::YieldOp::create(lb, l, yielded);
-          });
-      Value all = combiner.allReduceInBlock(b, loc, loop.getResult(0));
+    // Folds the elements first, first + step, ... of the iteration space
+    // of each op of `ops` in turn (or of `partials`, a partial results
+    // buffer, up to `blocks`, when given) from the neutral element, and
+    // combines the block's; returns the block's result with the builder
+    // inside an scf.if of thread 0 (`tid` == 0).
+    auto foldShare = [&](Value first, Value step, Value tid, Value partials) {
+      Value acc = arith::ConstantOp::create(b, loc, combiner.neutral);
+      if (partials) {
+        acc =
+            scf::ForOp::create(
+                b, loc, first, index(blocks), step, ValueRange{acc},
+                [&](OpBuilder &lb, Location l, Value linear, ValueRange iter) {
+                  Value partial = memref::LoadOp::create(lb, l, partials,
+                                                         ValueRange{linear});
+                  scf::YieldOp::create(
+                      lb, l, combiner.combine(lb, iter.front(), partial));
+                })
+                .getResult(0);
+      }
+      for (linalg::LinalgOp folded :
+           partials ? ArrayRef<linalg::LinalgOp>{} : ops) {
+        SmallVector<Value> foldedSizes =
+            folded == op ? sizes : loopSizes(b, loc, folded);
+        Value end = folded == op ? total : product(b, loc, foldedSizes);
+        // The combiner of `folded`: same kind as `combiner`, its own body.
+        BlockArgument out = combiner.out;
+        if (folded != op)
+          out =
+              folded.getMatchingBlockArgument(&folded.getDpsInitsMutable()[0]);
+        acc =
+            scf::ForOp::create(
+                b, loc, first, end, step, ValueRange{acc},
+                [&](OpBuilder &lb, Location l, Value linear, ValueRange iter) {
+                  auto ivs = affine::AffineDelinearizeIndexOp::create(
+                      lb, l, linear, foldedSizes, /*hasOuterBound=*/true);
+                  IRMapping mapping;
+                  mapping.map(out, iter.front());
+                  scf::YieldOp::create(
+                      lb, l,
+                      inlineBody(lb, l, folded, ivs.getResults(), mapping));
+                })
+                .getResult(0);
+      }
+      Value all = combiner.allReduceInBlock(b, loc, acc);
       Value first0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            tid, index(0));
       auto ifFirst = scf::IfOp::create(b, loc, first0);
@@ -217,8 +295,7 @@ struct AmpGpuScalarKernelsPass
                       .x;
       combiner.combineIntoOutput(
           b, loc, op, {},
-          foldShare(tid, total, index(kReductionThreads), tid, Value()),
-          filled);
+          foldShare(tid, index(kReductionThreads), tid, Value()), filled);
       return;
     }
     // Grid-wide: block k's thread t folds k * 1024 + t, then every
@@ -236,8 +313,8 @@ struct AmpGpuScalarKernelsPass
       Value start = affine::AffineApplyOp::create(
           b, loc, AffineMap::get(2, 0, d0 * kReductionThreads + d1),
           ValueRange{block, tid});
-      Value share = foldShare(start, total, index(blocks * kReductionThreads),
-                              tid, Value());
+      Value share =
+          foldShare(start, index(blocks * kReductionThreads), tid, Value());
       memref::StoreOp::create(b, loc, share, partials, ValueRange{block});
     }
     {
@@ -246,8 +323,7 @@ struct AmpGpuScalarKernelsPass
                       .getThreadIds()
                       .x;
       combiner.combineIntoOutput(
-          b, loc, op, {},
-          foldShare(tid, index(blocks), index(kPartialThreads), tid, partials),
+          b, loc, op, {}, foldShare(tid, index(kPartialThreads), tid, partials),
           filled);
     }
     memref::DeallocOp::create(b, loc, partials);

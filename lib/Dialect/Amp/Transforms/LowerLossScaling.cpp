@@ -113,19 +113,32 @@ Value orReduce(OpBuilder &b, Location loc, Value input, bool keepRows,
   return generic.getResult(0);
 }
 
-/// A 0-d tensor<i1>, true when `foundInf` (a 0-d tensor<i1>, or null:
-/// false) is or any element of the float tensor `grad` is inf or NaN. A
-/// gradient of rank 2 or more is reduced in two steps: first to one flag
-/// per row of its first dimension, a reduction that is parallel over the
-/// rows (under amp-cuda-pipeline a kernel with a block per row), then over
-/// the row flags into `foundInf` (there, one block: amp-gpu-scalar-kernels).
-Value anyNonFinite(OpBuilder &b, Location loc, Value grad, Value foundInf) {
-  if (cast<RankedTensorType>(grad.getType()).getRank() < 2)
-    return orReduce(b, loc, grad, /*keepRows=*/false, isNonFinite, foundInf);
-  Value rows = orReduce(b, loc, grad, /*keepRows=*/true, isNonFinite);
-  auto identity = [](OpBuilder &, Location, Value flag) { return flag; };
-  return orReduce(b, loc, rows, /*keepRows=*/false, identity, foundInf);
-}
+/// The inf/NaN check of the float tensor `grad`, in two halves so that the
+/// second halves of several gradients follow one another:
+/// - `rowFlags`: a gradient of rank 2 or more is first reduced to one flag
+///   per row of its first dimension, a reduction that is parallel over the
+///   rows (under amp-cuda-pipeline a kernel with a block per row); a
+///   gradient of lower rank is checked as it is;
+/// - `orInto`: the row flags (or the elements of a low-rank gradient) are
+///   or-ed into `foundInf` (a 0-d tensor<i1>, or null: false). Under
+///   amp-cuda-pipeline a run of these is one block's kernel
+///   (amp-gpu-scalar-kernels).
+struct NonFiniteCheck {
+  Value grad, rows;
+
+  static NonFiniteCheck rowFlags(OpBuilder &b, Location loc, Value grad) {
+    if (cast<RankedTensorType>(grad.getType()).getRank() < 2)
+      return {grad, nullptr};
+    return {grad, orReduce(b, loc, grad, /*keepRows=*/true, isNonFinite)};
+  }
+
+  Value orInto(OpBuilder &b, Location loc, Value foundInf) const {
+    if (!rows)
+      return orReduce(b, loc, grad, /*keepRows=*/false, isNonFinite, foundInf);
+    auto identity = [](OpBuilder &, Location, Value flag) { return flag; };
+    return orReduce(b, loc, rows, /*keepRows=*/false, identity, foundInf);
+  }
+};
 
 void lowerInit(RewriterBase &rewriter, InitLossScaleOp op) {
   Location loc = op.getLoc();
@@ -174,11 +187,15 @@ void lowerUnscale(RewriterBase &rewriter, UnscaleOp op,
 
   SmallVector<Value> results;
   // Each gradient's flags are or-ed into one 0-d tensor, read once (on the
-  // GPU, one host read of device memory rather than one per gradient).
+  // GPU, one host read of device memory rather than one per gradient). The
+  // check reads the gradients before they are unscaled, as the kernel does.
+  SmallVector<NonFiniteCheck> checks;
+  for (Value grad : op.getGrads())
+    checks.push_back(NonFiniteCheck::rowFlags(rewriter, loc, grad));
   Value foundInf;
+  for (const NonFiniteCheck &check : checks)
+    foundInf = check.orInto(rewriter, loc, foundInf);
   for (Value grad : op.getGrads()) {
-    // The check reads the gradient before it is unscaled, as the kernel does.
-    foundInf = anyNonFinite(rewriter, loc, grad, foundInf);
     results.push_back(mapElementwise(
         rewriter, loc, grad, rewriter.getF32Type(),
         [&](OpBuilder &b, Location l, Value x) -> Value {

@@ -19,6 +19,7 @@
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func grid_max_f32 --reduction max | FileCheck %s --check-prefix=GRIDMAX
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func filled_sum_f32 --filled 0 --reduction sum | FileCheck %s --check-prefix=FILLEDSUM
 // RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func filled_grid_max_f32 --filled 5 --reduction max | FileCheck %s --check-prefix=FILLEDGRIDMAX
+// RUN: %amp_build_root/venv/bin/python %amp_src_root/utils/simt_emulator.py %t.mlir --func grouped_sum_f32 --filled 0 --reduction sum | FileCheck %s --check-prefix=GROUPED
 // SUM: sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // SUM: sum_i32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // MAX: max_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
@@ -31,6 +32,7 @@
 // GRIDMAX: grid_max_f32: 2 launch(es), 9 blocks of 256,1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // FILLEDSUM: filled_sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 // FILLEDGRIDMAX: filled_grid_max_f32: 2 launch(es), 9 blocks of 256,1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
+// GROUPED: grouped_sum_f32: 1 launch(es), 1 blocks of 1024 threads, 0 mma.sync per warp, max |OUT - numpy| = 0
 //
 // The inputs make a wrong start value or a doubly folded element show: no
 // zeros, max over negative values, min over positive ones, products of
@@ -174,6 +176,42 @@ func.func @filled_grid_max_f32(%a: memref<130001xf32>, %o: memref<f32>) {
   ^bb0(%x: f32, %acc: f32):
     %m = arith.maxnumf %acc, %x : f32
     linalg.yield %m : f32
+  }
+  return
+}
+
+// A run of full reductions into one output (the inf/NaN checks of a
+// loss-scaled step's gradients): one kernel, each thread folding its share
+// of each op in turn. Three disjoint views of IN of different shapes and
+// ranks (32 x 40, 63 x 40 and 40 elements; the last two views made between
+// the reductions) cover it once: OUT must be the fill's value plus every
+// element of IN.
+func.func @grouped_sum_f32(%a: memref<96x40xf32>, %o: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %top = memref.reinterpret_cast %a to offset: [0], sizes: [32, 40], strides: [40, 1]
+      : memref<96x40xf32> to memref<32x40xf32, strided<[40, 1]>>
+  linalg.fill ins(%zero : f32) outs(%o : memref<f32>)
+  linalg.generic {indexing_maps = [#id2, #to0d2], iterator_types = ["reduction", "reduction"]}
+      ins(%top : memref<32x40xf32, strided<[40, 1]>>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  %middle = memref.reinterpret_cast %a to offset: [1280], sizes: [63, 40], strides: [40, 1]
+      : memref<96x40xf32> to memref<63x40xf32, strided<[40, 1], offset: 1280>>
+  linalg.generic {indexing_maps = [#id2, #to0d2], iterator_types = ["reduction", "reduction"]}
+      ins(%middle : memref<63x40xf32, strided<[40, 1], offset: 1280>>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  %last = memref.reinterpret_cast %a to offset: [3800], sizes: [40], strides: [1]
+      : memref<96x40xf32> to memref<40xf32, strided<[1], offset: 3800>>
+  linalg.generic {indexing_maps = [#id1, #to0d1], iterator_types = ["reduction"]}
+      ins(%last : memref<40xf32, strided<[1], offset: 3800>>) outs(%o : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -390,3 +390,82 @@ func.func @distinct_buffers(%x: memref<4096xf32>) {
 }
 memref.global "private" @g1 : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
 memref.global "private" @g2 : memref<f32> = dense<0.0>
+
+// -----
+
+// A run of one-block full reductions into one output with one combiner is
+// one kernel, built where the last was: one loop per op, then one
+// gpu.all_reduce. A run ends at another output, another combiner, an op
+// with memory effects, or a reduction too large for one block.
+// CHECK-LABEL: func @runs
+// CHECK: gpu.launch
+// CHECK-COUNT-2: scf.for
+// CHECK-NOT: scf.for
+// CHECK: gpu.all_reduce or
+// CHECK: memref.store {{.*}}, %arg2[]
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce or
+// CHECK: memref.store {{.*}}, %arg3[]
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce and
+// CHECK: memref.store {{.*}}, %arg3[]
+// CHECK: memref.store {{.*}}, %arg4[
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce or
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce or
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce or
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.generic
+#id1r = affine_map<(d0) -> (d0)>
+#to0d1r = affine_map<(d0) -> ()>
+func.func @runs(%a: memref<4096xi1>, %b: memref<1024xi1>, %flag: memref<i1>,
+                %other: memref<i1>, %big: memref<100000xi1>) {
+  // One kernel: two ors into %flag.
+  linalg.generic {indexing_maps = [#id1r, #to0d1r], iterator_types = ["reduction"]}
+      ins(%a : memref<4096xi1>) outs(%flag : memref<i1>) {
+  ^bb0(%x: i1, %acc: i1):
+    %r = arith.ori %acc, %x : i1
+    linalg.yield %r : i1
+  }
+  %unused = arith.constant 1 : index
+  linalg.generic {indexing_maps = [#id1r, #to0d1r], iterator_types = ["reduction"]}
+      ins(%b : memref<1024xi1>) outs(%flag : memref<i1>) {
+  ^bb0(%x: i1, %acc: i1):
+    %r = arith.ori %x, %acc : i1
+    linalg.yield %r : i1
+  }
+  // Another output, then another combiner on it.
+  linalg.generic {indexing_maps = [#id1r, #to0d1r], iterator_types = ["reduction"]}
+      ins(%b : memref<1024xi1>) outs(%other : memref<i1>) {
+  ^bb0(%x: i1, %acc: i1):
+    %r = arith.ori %acc, %x : i1
+    linalg.yield %r : i1
+  }
+  linalg.generic {indexing_maps = [#id1r, #to0d1r], iterator_types = ["reduction"]}
+      ins(%b : memref<1024xi1>) outs(%other : memref<i1>) {
+  ^bb0(%x: i1, %acc: i1):
+    %r = arith.andi %acc, %x : i1
+    linalg.yield %r : i1
+  }
+  // A store in between.
+  %c0 = arith.constant 0 : index
+  %true = arith.constant true
+  memref.store %true, %big[%c0] : memref<100000xi1>
+  linalg.generic {indexing_maps = [#id1r, #to0d1r], iterator_types = ["reduction"]}
+      ins(%b : memref<1024xi1>) outs(%flag : memref<i1>) {
+  ^bb0(%x: i1, %acc: i1):
+    %r = arith.ori %acc, %x : i1
+    linalg.yield %r : i1
+  }
+  // Too large for one block: a grid-wide reduction of its own (two
+  // launches).
+  linalg.generic {indexing_maps = [#id1r, #to0d1r], iterator_types = ["reduction"]}
+      ins(%big : memref<100000xi1>) outs(%flag : memref<i1>) {
+  ^bb0(%x: i1, %acc: i1):
+    %r = arith.ori %acc, %x : i1
+    linalg.yield %r : i1
+  }
+  return
+}

@@ -64,19 +64,23 @@ func.func @unscale(%g: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>, i1
 // -----
 
 // A 1-D gradient is checked in one full reduction; a dynamic first dimension
-// sizes the row flags. Each gradient's flags are or-ed into the 0-d flag
-// of the ones before (the first starts from false), read once, at the end.
+// sizes the row flags. The row flags come first; then each gradient's
+// flags are or-ed into the 0-d flag of the ones before (the first starts
+// from false), one after another (one kernel under amp-cuda-pipeline), and
+// the flag is read once, at the end.
 // CHECK-LABEL: func @unscale_ranks
 // CHECK-SAME: (%[[B:.*]]: tensor<8xf32>, %[[D:.*]]: tensor<?x3x5xf32>,
 // CHECK-NOT: tensor.extract {{.*}} : tensor<i1>
-// CHECK: %[[NO:.*]] = linalg.fill ins(%false{{.*}} : i1) outs(%{{.*}} : tensor<i1>) -> tensor<i1>
-// CHECK: %[[FB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<8xf32>) outs(%[[NO]] : tensor<i1>)
-// CHECK:   math.absf %{{.*}} : f32
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[N:.*]] = tensor.dim %[[D]], %[[C0]]
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xi1>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[D]] : tensor<?x3x5xf32>) outs(%{{.*}} : tensor<?xi1>)
-// CHECK: %[[ANY:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<?xi1>) outs(%[[FB]] : tensor<i1>)
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[D]] : tensor<?x3x5xf32>) outs(%{{.*}} : tensor<?xi1>)
+// CHECK: %[[NO:.*]] = linalg.fill ins(%false{{.*}} : i1) outs(%{{.*}} : tensor<i1>) -> tensor<i1>
+// CHECK-NEXT: %[[FB:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<8xf32>) outs(%[[NO]] : tensor<i1>)
+// CHECK:   math.absf %{{.*}} : f32
+// CHECK: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[ANY:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[ROWS]] : tensor<?xi1>) outs(%[[FB]] : tensor<i1>)
 // CHECK-NOT: linalg.map
 // CHECK-NOT: tensor.extract {{.*}} : tensor<i1>
 // CHECK: %[[FOUND:.*]] = tensor.extract %[[ANY]][] : tensor<i1>
