@@ -43,21 +43,37 @@ Value makeTensor0d(OpBuilder &b, Location loc, Value scalar) {
 /// shape) with a `linalg.generic` (identity maps, parallel) whose result has
 /// `resultElem` elements: a generic, not a `linalg.map`, so that upstream's
 /// elementwise fusion can fold it into its consumer (the unscaled gradient
-/// into the optimizer update that reads it, see sinkIntoUpdates).
-Value mapElementwise(OpBuilder &b, Location loc, Value input, Type resultElem,
-                     function_ref<Value(OpBuilder &, Location, Value)> fn) {
+/// into the optimizer update that reads it, see sinkIntoUpdates). With
+/// `scalar` (a 0-d tensor), the generic reads it too (map `(d...) -> ()`)
+/// and `fn` gets its element as its last argument; without, null: the
+/// loss scale stays a tensor that the kernels read on the GPU, rather than
+/// a scalar the host reads (under amp-cuda-pipeline a wait for every
+/// queued kernel, in the middle of the step).
+Value mapElementwise(
+    OpBuilder &b, Location loc, Value input, Type resultElem,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> fn,
+    Value scalar = nullptr) {
   auto type = cast<RankedTensorType>(input.getType());
   Value init =
       tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, input),
                               resultElem, type.getEncoding());
   int64_t rank = type.getRank();
   AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<Value> inputs{input};
+  SmallVector<AffineMap> maps{identity};
+  if (scalar) {
+    assert(cast<RankedTensorType>(scalar.getType()).getRank() == 0 &&
+           "the scalar operand is a 0-d tensor");
+    inputs.push_back(scalar);
+    maps.push_back(AffineMap::get(rank, 0, b.getContext()));
+  }
+  maps.push_back(identity);
   auto generic = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{input}, ValueRange{init},
-      ArrayRef<AffineMap>{identity, identity},
+      b, loc, init.getType(), inputs, ValueRange{init}, maps,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, fn(nb, nloc, args.front()));
+        linalg::YieldOp::create(
+            nb, nloc, fn(nb, nloc, args[0], scalar ? args[1] : Value()));
       });
   return generic.getResult(0);
 }
@@ -155,35 +171,37 @@ void lowerInit(RewriterBase &rewriter, InitLossScaleOp op) {
 
 void lowerScaleLoss(RewriterBase &rewriter, ScaleLossOp op) {
   Location loc = op.getLoc();
-  Value scale = extractScalar(rewriter, loc, op.getScale());
   Type f32 = rewriter.getF32Type();
   // loss * scale in f32, rounded once to the loss's type.
-  auto scaleOne = [&](OpBuilder &b, Location l, Value x) -> Value {
+  auto scaleOne = [&](OpBuilder &b, Location l, Value x, Value scale) -> Value {
     Type elem = x.getType();
     Value wide = elem == f32 ? x : arith::ExtFOp::create(b, l, f32, x);
     Value product = arith::MulFOp::create(b, l, wide, scale);
     return elem == f32 ? product : arith::TruncFOp::create(b, l, elem, product);
   };
   Value loss = op.getLoss();
-  Value result =
-      isa<RankedTensorType>(loss.getType())
-          ? mapElementwise(rewriter, loc, loss,
-                           getElementTypeOrSelf(loss.getType()), scaleOne)
-          : scaleOne(rewriter, loc, loss);
+  Value result = isa<RankedTensorType>(loss.getType())
+                     ? mapElementwise(rewriter, loc, loss,
+                                      getElementTypeOrSelf(loss.getType()),
+                                      scaleOne, op.getScale())
+                     : scaleOne(rewriter, loc, loss,
+                                extractScalar(rewriter, loc, op.getScale()));
   rewriter.replaceOp(op, result);
 }
 
 void lowerUnscale(RewriterBase &rewriter, UnscaleOp op,
                   SmallVectorImpl<Operation *> &unscaled) {
   Location loc = op.getLoc();
-  // inv_scale = scale.double().reciprocal().float()
-  Value scale = extractScalar(rewriter, loc, op.getScale());
-  Value wide = arith::ExtFOp::create(rewriter, loc, rewriter.getF64Type(), scale);
-  Value one = arith::ConstantOp::create(rewriter, loc,
-                                        rewriter.getF64FloatAttr(1.0));
-  Value reciprocal = arith::DivFOp::create(rewriter, loc, one, wide);
-  Value invScale = arith::TruncFOp::create(rewriter, loc,
-                                           rewriter.getF32Type(), reciprocal);
+  // inv_scale = scale.double().reciprocal().float(), a 0-d tensor (one
+  // thread's kernel under amp-cuda-pipeline) the unscaling reads.
+  Value invScale = mapElementwise(
+      rewriter, loc, op.getScale(), rewriter.getF32Type(),
+      [](OpBuilder &b, Location l, Value scale, Value) -> Value {
+        Value wide = arith::ExtFOp::create(b, l, b.getF64Type(), scale);
+        Value one = arith::ConstantOp::create(b, l, b.getF64FloatAttr(1.0));
+        Value reciprocal = arith::DivFOp::create(b, l, one, wide);
+        return arith::TruncFOp::create(b, l, b.getF32Type(), reciprocal);
+      });
 
   SmallVector<Value> results;
   // Each gradient's flags are or-ed into one 0-d tensor, read once (on the
@@ -198,9 +216,10 @@ void lowerUnscale(RewriterBase &rewriter, UnscaleOp op,
   for (Value grad : op.getGrads()) {
     results.push_back(mapElementwise(
         rewriter, loc, grad, rewriter.getF32Type(),
-        [&](OpBuilder &b, Location l, Value x) -> Value {
-          return arith::MulFOp::create(b, l, x, invScale);
-        }));
+        [](OpBuilder &b, Location l, Value x, Value inv) -> Value {
+          return arith::MulFOp::create(b, l, x, inv);
+        },
+        invScale));
     unscaled.push_back(results.back().getDefiningOp());
   }
   results.push_back(foundInf ? extractScalar(rewriter, loc, foundInf)

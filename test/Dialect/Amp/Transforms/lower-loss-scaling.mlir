@@ -11,13 +11,18 @@ func.func @init() -> (tensor<f32>, tensor<i32>) {
 
 // -----
 
-// The product is taken in f32 and rounded once to the loss type.
+// The product is taken in f32 and rounded once to the loss type. The scale
+// stays a 0-d tensor the generic reads (broadcast), not a scalar the host
+// extracts (under amp-cuda-pipeline a wait in the middle of the step).
 // CHECK-LABEL: func @scale_f16
-// CHECK: %[[S:.*]] = tensor.extract %{{.*}}[] : tensor<f32>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<2x?xf16>) outs(%{{.*}} : tensor<2x?xf16>)
-// CHECK:   %[[W:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-SAME: (%[[L:.*]]: tensor<2x?xf16>, %[[SC:.*]]: tensor<f32>)
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.generic {indexing_maps = [#[[ID:.*]], #[[TO0D:.*]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[L]], %[[SC]] : tensor<2x?xf16>, tensor<f32>) outs(%{{.*}} : tensor<2x?xf16>)
+// CHECK:   ^bb0(%[[X:.*]]: f16, %[[S:.*]]: f32, %{{.*}}: f16):
+// CHECK:   %[[W:.*]] = arith.extf %[[X]] : f16 to f32
 // CHECK:   %[[P:.*]] = arith.mulf %[[W]], %[[S]] : f32
 // CHECK:   arith.truncf %[[P]] : f32 to f16
+// CHECK-NOT: tensor.extract
 func.func @scale_f16(%l: tensor<2x?xf16>, %s: tensor<f32>) -> tensor<2x?xf16> {
   %0 = amp.scale_loss %l, %s : tensor<2x?xf16>
   return %0 : tensor<2x?xf16>
@@ -35,13 +40,16 @@ func.func @scale_scalar(%l: f32, %s: tensor<f32>) -> f32 {
 
 // -----
 
-// inv_scale in f64; the inf/NaN check reads the gradient before unscaling.
+// inv_scale in f64, a 0-d tensor (no host read of the scale); the inf/NaN
+// check reads the gradient before unscaling.
 // CHECK-LABEL: func @unscale
 // CHECK-SAME: (%[[G:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<f32>)
-// CHECK: %[[X:.*]] = tensor.extract %[[S]][]
-// CHECK: %[[W:.*]] = arith.extf %[[X]] : f32 to f64
-// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[W]] : f64
-// CHECK: %[[INV:.*]] = arith.truncf %[[R]] : f64 to f32
+// CHECK-NOT: tensor.extract
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} iterator_types = []} ins(%[[S]] : tensor<f32>) outs(%{{.*}} : tensor<f32>)
+// CHECK:   ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK:   %[[W:.*]] = arith.extf %[[X]] : f32 to f64
+// CHECK:   %[[R:.*]] = arith.divf %{{.*}}, %[[W]] : f64
+// CHECK:   arith.truncf %[[R]] : f64 to f32
 // The inf/NaN check: one flag per row (parallel over rows), then their or.
 // CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[G]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4xi1>)
 // CHECK:   %[[A:.*]] = math.absf
@@ -52,8 +60,9 @@ func.func @scale_scalar(%l: f32, %s: tensor<f32>) -> f32 {
 // CHECK:   arith.ori %{{.*}}, %{{.*}} : i1
 // The unscaled gradient: an elementwise linalg.generic (which elementwise
 // fusion can fold into the optimizer update that reads it).
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[G]] : tensor<4x8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
-// CHECK:   arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[G]], %[[INV]] : tensor<4x8xf32>, tensor<f32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK:   ^bb0(%[[GX:.*]]: f32, %[[IX:.*]]: f32, %{{.*}}: f32):
+// CHECK:   arith.mulf %[[GX]], %[[IX]] : f32
 // CHECK: %[[FOUND:.*]] = tensor.extract %[[ANY]][]
 // CHECK: return %{{.*}}, %[[FOUND]]
 func.func @unscale(%g: tensor<4x8xf32>, %s: tensor<f32>) -> (tensor<4x8xf32>, i1) {
@@ -160,11 +169,12 @@ func.func @step_side_effects(%m: memref<4xf32>, %v: f32, %inf: i1) {
 // for gradient clipping) is unscaled before the branch.
 // CHECK-LABEL: func @unscale_in_update
 // CHECK-SAME: (%[[W:[^:]*]]: tensor<4xf32>, %[[G:[^:]*]]: tensor<4xf32>, %[[H:[^:]*]]: tensor<4xf32>,
-// CHECK: %[[UH:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[H]] : tensor<4xf32>)
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} iterator_types = []}
+// CHECK: %[[UH:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[H]], %[[INV]] : tensor<4xf32>, tensor<f32>)
 // CHECK: scf.if
 // CHECK: } else {
 // CHECK-NEXT: tensor.empty() : tensor<4xf32>
-// CHECK-NEXT: %[[UG:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[G]] : tensor<4xf32>)
+// CHECK-NEXT: %[[UG:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[G]], %[[INV]] : tensor<4xf32>, tensor<f32>)
 // CHECK: arith.subf %[[W]], %[[UG]]
 // CHECK: arith.subf {{.*}}, %[[UH]]
 // CHECK: return {{.*}}, %[[UH]]

@@ -107,11 +107,12 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
   let description = [{
     Rewrites the GradScaler ops with PyTorch's exact arithmetic:
     - `amp.init_loss_scale` -> constant 0-d tensors;
-    - `amp.scale_loss` -> an elementwise `linalg.generic` (tensors) or
-      `arith.mulf` (scalars), computed in f32 and rounded once to the loss
-      type;
-    - `amp.unscale` -> `inv_scale = truncf(1.0 / extf(scale : f64))`, one
-      elementwise `linalg.generic` multiplying each gradient by it, and for
+    - `amp.scale_loss` -> an elementwise `linalg.generic` (tensors) that
+      reads the 0-d scale as a broadcast operand, or `arith.mulf`
+      (scalars), computed in f32 and rounded once to the loss type;
+    - `amp.unscale` -> `inv_scale = truncf(1.0 / extf(scale : f64))`, a
+      0-d `linalg.generic` on the scale, one elementwise `linalg.generic`
+      per gradient multiplying it by that 0-d tensor, and for
       each gradient an
       `or`-reduction of `|g| >=u inf` (true for inf and NaN) over the
       gradient as it was before unscaling: a `linalg.generic` over all of a
@@ -124,7 +125,12 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
       the reductions into the flag follow one another (under
       amp-cuda-pipeline, amp-gpu-scalar-kernels makes them one kernel);
     - `amp.update_scale` -> scalar arith and selects (products in f64,
-      rounded once to f32);
+      rounded once to f32).
+    The scale stays a tensor until `amp.update_scale`: under
+    amp-cuda-pipeline the kernels read it on the device, and the host reads
+    nothing before the inf/NaN flag (a host read of a buffer waits for every
+    queued kernel; a scale read as a scalar for the loss would stall the
+    step between its forward and backward passes);
     - `amp.step_if_finite` -> `scf.if %found_inf` yielding the kept values
       unchanged, with the update in the else branch. An unscaled gradient
       used only by that update is computed at the start of the branch (only
