@@ -30,7 +30,7 @@ if [[ $pystatus -eq 5 ]]; then
   echo "error: pytest collected no test" >&2
   exit 1
 fi
-echo "lit: $passed passed, $failed failed, $unsupported skipped"
+echo "lit: $passed passed, $failed failed, $unsupported unsupported (they need a CUDA device)"
 echo "pytest: $(grep -E '^[0-9]+ (passed|failed)' "$log" | tail -1 || echo 'no summary')"
 (( status != 0 )) && exit "$status"
 exit "$pystatus"
