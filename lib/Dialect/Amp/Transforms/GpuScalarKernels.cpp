@@ -139,13 +139,15 @@ struct AmpGpuScalarKernelsPass
   /// Whether the full reduction of `next` joins the one-block kernel of
   /// `previous` (a full reduction with `combiner`): both fit one block,
   /// `next` follows `previous` in its block with only ops without memory
-  /// effects in between, writes the same output value with the same
-  /// combiner, and absorbs no fill (it reads the output `previous` wrote).
+  /// effects in between, writes the same element of the same output value
+  /// with the same combiner, and absorbs no fill (it reads the output
+  /// `previous` wrote).
   static bool joinsKernel(Kernel next, linalg::LinalgOp previous,
                           const ReductionCombiner &combiner) {
     if (!next.combiner || next.fill ||
         next.op->getBlock() != previous->getBlock() ||
         next.op.getDpsInits()[0] != previous.getDpsInits()[0] ||
+        outputElement(next.op) != outputElement(previous) ||
         !isOneBlock(next.op) || !isOneBlock(previous))
       return false;
     const ReductionCombiner &other = *next.combiner;
@@ -158,6 +160,16 @@ struct AmpGpuScalarKernelsPass
       if (!isMemoryEffectFree(op))
         return false;
     return true;
+  }
+
+  /// The indices of the one output element of the full reduction `op` (its
+  /// output map's constant results, see whyHost).
+  static SmallVector<int64_t> outputElement(linalg::LinalgOp op) {
+    SmallVector<int64_t> indices;
+    for (AffineExpr e :
+         op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]).getResults())
+      indices.push_back(cast<AffineConstantExpr>(e).getValue());
+    return indices;
   }
 
   /// Whether the full reduction `op` runs in one block: a static iteration

@@ -210,6 +210,13 @@ void lowerUnscale(RewriterBase &rewriter, UnscaleOp op,
   SmallVector<NonFiniteCheck> checks;
   for (Value grad : op.getGrads())
     checks.push_back(NonFiniteCheck::rowFlags(rewriter, loc, grad));
+  // A 0-d gradient's check has no loops (not a reduction: under
+  // amp-cuda-pipeline a kernel of its own): last, so that it does not
+  // split the run of the others.
+  std::stable_partition(
+      checks.begin(), checks.end(), [](const NonFiniteCheck &check) {
+        return cast<RankedTensorType>(check.grad.getType()).getRank() != 0;
+      });
   Value foundInf;
   for (const NonFiniteCheck &check : checks)
     foundInf = check.orInto(rewriter, loc, foundInf);

@@ -469,3 +469,37 @@ func.func @runs(%a: memref<4096xi1>, %b: memref<1024xi1>, %flag: memref<i1>,
   }
   return
 }
+
+// -----
+
+// Reductions into different elements of one buffer are not one run: each
+// is a kernel of its own that combines into its element.
+// CHECK-LABEL: func @two_elements
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce add
+// CHECK: scf.if
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.load %arg2[%[[C0]]]
+// CHECK: memref.store {{.*}}, %arg2[%[[C0]]]
+// CHECK: gpu.launch
+// CHECK: gpu.all_reduce add
+// CHECK: scf.if
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: memref.load %arg2[%[[C1]]]
+// CHECK: memref.store {{.*}}, %arg2[%[[C1]]]
+// CHECK-NOT: gpu.launch
+func.func @two_elements(%x: memref<64xf32>, %y: memref<32xf32>, %out: memref<2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>], iterator_types = ["reduction"]}
+      ins(%x : memref<64xf32>) outs(%out : memref<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (1)>], iterator_types = ["reduction"]}
+      ins(%y : memref<32xf32>) outs(%out : memref<2xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -188,3 +188,19 @@ func.func @unscale_in_update(%w: tensor<4xf32>, %g: tensor<4xf32>, %h: tensor<4x
   }
   return %r, %uh : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A 0-d gradient's check (no loops) comes after the reductions of the
+// others, so that those stay one run into the flag.
+// CHECK-LABEL: func @unscale_rank0_last
+// CHECK-SAME: (%[[Z:[^:]*]]: tensor<f32>, %[[B:[^:]*]]: tensor<8xf32>, %[[C:[^:]*]]: tensor<4xf32>,
+// CHECK: %[[F1:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[B]] : tensor<8xf32>)
+// CHECK: %[[F2:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[C]] : tensor<4xf32>) outs(%[[F1]] : tensor<i1>)
+// CHECK: %[[F3:.*]] = linalg.generic {{.*}} iterator_types = []} ins(%[[Z]] : tensor<f32>) outs(%[[F2]] : tensor<i1>)
+// CHECK: tensor.extract %[[F3]][] : tensor<i1>
+func.func @unscale_rank0_last(%z: tensor<f32>, %b: tensor<8xf32>, %c: tensor<4xf32>, %s: tensor<f32>)
+    -> (tensor<f32>, tensor<8xf32>, tensor<4xf32>, i1) {
+  %uz, %ub, %uc, %inf = amp.unscale %z, %b, %c by %s : tensor<f32>, tensor<8xf32>, tensor<4xf32>
+  return %uz, %ub, %uc, %inf : tensor<f32>, tensor<8xf32>, tensor<4xf32>, i1
+}

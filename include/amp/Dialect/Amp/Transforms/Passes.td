@@ -122,8 +122,9 @@ def AmpLowerLossScaling : Pass<"amp-lower-loss-scaling"> {
       then one over the row flags. Each gradient's last reduction ors into
       the flag of the gradients before it (the first into `false`): one
       0-d flag, no separate `or` per gradient. All row flags come first and
-      the reductions into the flag follow one another (under
-      amp-cuda-pipeline, amp-gpu-scalar-kernels makes them one kernel);
+      the reductions into the flag follow one another, 0-d gradients' checks
+      (no loops) last (under amp-cuda-pipeline, amp-gpu-scalar-kernels makes
+      the reductions one kernel);
     - `amp.update_scale` -> scalar arith and selects (products in f64,
       rounded once to f32).
     The scale stays a tensor until `amp.update_scale`: under
@@ -590,15 +591,16 @@ def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
     otherwise be a one-thread kernel of its own. A fill before a reduction
     that stays on the host stays.
 
-    A run of one-block full reductions into the same output value with the
-    same combiner, each after the last in its block with only ops without
+    A run of one-block full reductions into the same element of the same
+    output value with the same combiner, each after the last in its block with only ops without
     memory effects in between (and no fill between), is one kernel, built
     where the last one was: each thread folds its share of each op's
     iteration space in turn, then one `gpu.all_reduce` and one combine
     into the output. A loss-scaled step's inf/NaN checks are such a run
     (each gradient's flags or-ed into one flag, `amp-lower-loss-scaling`):
-    one launch instead of one per gradient. Different outputs, combiners,
-    an op with memory effects between, or a grid-wide reduction end a run.
+    one launch instead of one per gradient. Different outputs or elements,
+    combiners, an op with memory effects between, or a grid-wide reduction
+    end a run.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
