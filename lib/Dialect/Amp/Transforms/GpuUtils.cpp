@@ -20,9 +20,9 @@ Value mlir::amp::rootBuffer(Value memref) {
 }
 
 /// The buffers `memref` may be a view of: through view-like ops,
-/// memref.transpose and both values of an arith.select; any other value is
-/// a buffer of its own (an argument, an allocation, a global, a call's
-/// result).
+/// memref.transpose and both values of an arith.select; the walk stops at
+/// any other value (an argument, an allocation, a global, a call's or a
+/// region's result: `mayBeSameBuffer` says which are known distinct).
 static SmallVector<Value> possibleBuffers(Value memref) {
   SmallVector<Value> buffers, worklist{memref};
   DenseSet<Value> seen;

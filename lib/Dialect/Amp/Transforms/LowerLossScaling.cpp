@@ -43,12 +43,12 @@ Value makeTensor0d(OpBuilder &b, Location loc, Value scalar) {
 /// shape) with a `linalg.generic` (identity maps, parallel) whose result has
 /// `resultElem` elements: a generic, not a `linalg.map`, so that upstream's
 /// elementwise fusion can fold it into its consumer (the unscaled gradient
-/// into the optimizer update that reads it, see sinkIntoUpdates). With
-/// `scalar` (a 0-d tensor), the generic reads it too (map `(d...) -> ()`)
-/// and `fn` gets its element as its last argument; without, null: the
-/// loss scale stays a tensor that the kernels read on the GPU, rather than
-/// a scalar the host reads (under amp-cuda-pipeline a wait for every
-/// queued kernel, in the middle of the step).
+/// into the optimizer update that reads it, see sinkIntoUpdates). `fn`
+/// takes the element of `input` and that of `scalar`, a 0-d tensor the
+/// generic reads too (map `(d...) -> ()`), or null without one. The loss
+/// scale and its reciprocal are passed so: they stay tensors the kernels
+/// read on the GPU, not scalars the host reads (under amp-cuda-pipeline a
+/// wait for every queued kernel, in the middle of the step).
 Value mapElementwise(
     OpBuilder &b, Location loc, Value input, Type resultElem,
     function_ref<Value(OpBuilder &, Location, Value, Value)> fn,
