@@ -35,6 +35,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::amp {
 #define GEN_PASS_DEF_AMPGPUSCALARKERNELS
@@ -148,7 +149,7 @@ struct AmpGpuScalarKernelsPass
         next.op->getBlock() != previous->getBlock() ||
         next.op.getDpsInits()[0] != previous.getDpsInits()[0] ||
         outputElement(next.op) != outputElement(previous) ||
-        !isOneBlock(next.op) || !isOneBlock(previous))
+        reductionBlocks(next.op) != 1 || reductionBlocks(previous) != 1)
       return false;
     const ReductionCombiner &other = *next.combiner;
     if (other.op->getName() != combiner.op->getName() ||
@@ -172,18 +173,22 @@ struct AmpGpuScalarKernelsPass
     return indices;
   }
 
-  /// Whether the full reduction `op` runs in one block: a static iteration
-  /// space of up to kOneBlockElements elements.
-  static bool isOneBlock(linalg::LinalgOp op) {
-    int64_t total = 1;
+  /// The blocks of the full reduction `op`'s first launch: 1 for a static
+  /// iteration space of up to kOneBlockElements elements; else enough that
+  /// each thread folds kMinShare elements, at most kMaxPartialBlocks (all
+  /// of them for a dynamic size).
+  static int64_t reductionBlocks(linalg::LinalgOp op) {
+    uint64_t total = 1;
     for (int64_t size : op.getStaticLoopRanges()) {
-      if (ShapedType::isDynamic(size) || size > kOneBlockElements)
-        return false;
-      total *= size;
-      if (total > kOneBlockElements)
-        return false;
+      if (ShapedType::isDynamic(size))
+        return kMaxPartialBlocks;
+      total = llvm::SaturatingMultiply<uint64_t>(total, size);
     }
-    return true;
+    if (total <= kOneBlockElements)
+      return 1;
+    uint64_t perBlock = kReductionThreads * kMinShare;
+    return std::min<uint64_t>(kMaxPartialBlocks,
+                              total / perBlock + (total % perBlock != 0));
   }
 
   /// An op without loops: one thread loads its operands, runs the body and
@@ -236,14 +241,7 @@ struct AmpGpuScalarKernelsPass
     // The iteration space, linearized.
     SmallVector<Value> sizes = loopSizes(b, loc, op);
     Value total = product(b, loc, sizes);
-    std::optional<int64_t> staticTotal = getConstantIntValue(total);
-    int64_t blocks = !staticTotal ? kMaxPartialBlocks
-                     : *staticTotal <= kOneBlockElements
-                         ? 1
-                         : std::min<int64_t>(
-                               kMaxPartialBlocks,
-                               llvm::divideCeil(*staticTotal,
-                                                kReductionThreads * kMinShare));
+    int64_t blocks = reductionBlocks(op);
     assert((ops.size() == 1 || blocks == 1) &&
            "only one-block reductions share a kernel");
     auto index = [&](int64_t v) -> Value {
@@ -267,30 +265,28 @@ struct AmpGpuScalarKernelsPass
                       lb, l, combiner.combine(lb, iter.front(), partial));
                 })
                 .getResult(0);
-      }
-      for (linalg::LinalgOp folded :
-           partials ? ArrayRef<linalg::LinalgOp>{} : ops) {
-        SmallVector<Value> foldedSizes =
-            folded == op ? sizes : loopSizes(b, loc, folded);
-        Value end = folded == op ? total : product(b, loc, foldedSizes);
-        // The combiner of `folded`: same kind as `combiner`, its own body.
-        BlockArgument out = combiner.out;
-        if (folded != op)
-          out =
+      } else {
+        for (linalg::LinalgOp folded : ops) {
+          SmallVector<Value> foldedSizes =
+              folded == op ? sizes : loopSizes(b, loc, folded);
+          Value end = folded == op ? total : product(b, loc, foldedSizes);
+          // Each op's own body, its output argument taking the accumulator.
+          BlockArgument out =
               folded.getMatchingBlockArgument(&folded.getDpsInitsMutable()[0]);
-        acc =
-            scf::ForOp::create(
-                b, loc, first, end, step, ValueRange{acc},
-                [&](OpBuilder &lb, Location l, Value linear, ValueRange iter) {
-                  auto ivs = affine::AffineDelinearizeIndexOp::create(
-                      lb, l, linear, foldedSizes, /*hasOuterBound=*/true);
-                  IRMapping mapping;
-                  mapping.map(out, iter.front());
-                  scf::YieldOp::create(
-                      lb, l,
-                      inlineBody(lb, l, folded, ivs.getResults(), mapping));
-                })
-                .getResult(0);
+          acc = scf::ForOp::create(
+                    b, loc, first, end, step, ValueRange{acc},
+                    [&](OpBuilder &lb, Location l, Value linear,
+                        ValueRange iter) {
+                      auto ivs = affine::AffineDelinearizeIndexOp::create(
+                          lb, l, linear, foldedSizes, /*hasOuterBound=*/true);
+                      IRMapping mapping;
+                      mapping.map(out, iter.front());
+                      scf::YieldOp::create(
+                          lb, l,
+                          inlineBody(lb, l, folded, ivs.getResults(), mapping));
+                    })
+                    .getResult(0);
+        }
       }
       Value all = combiner.allReduceInBlock(b, loc, acc);
       Value first0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
