@@ -14,34 +14,34 @@
 //    batched matmul gets a block per batch element along z, and
 //    unbatchBlockMatmul makes each block's matmul 2-D between tiling to
 //    blocks and tiling to warps;
-// 2. stageInSharedMemory copies each k step's A and B block tiles to shared
-//    memory (a k loop rotates through several sets of tiles, stages), and
-//    the warps read them from there;
+// 2. stageInSharedMemory (GpuTensorCoreStaging.cpp) copies each k step's A
+//    and B block tiles to shared memory (a k loop rotates through several
+//    sets of tiles, stages), and the warps read them from there;
 // 3. upstream's vector unrolling splits each contraction into m16n8k16
 //    pieces;
 // 4. f16: upstream's vector-to-nvgpu conversion (ldmatrix, nvgpu.mma.sync);
-//    bf16: Bf16MmaLowering (ldmatrix, nvvm.mma.sync), since MLIR 22 can
-//    neither load bf16 fragments nor type a bf16 `nvgpu.mma.sync`; the
-//    accumulators are kept in registers through the k loop (upstream's
-//    hoisting, and hoistAccumulatorsOfViews for batched matmuls' views),
-//    and startFromFill seeds them from a constant fill of the output right
-//    before the matmul, which goes;
-// 5. pipelineTileCopies makes the tile copies cp.async, issued stages - 1
-//    k steps ahead, and applyEpilogue applies an elementwise op on the
-//    output right after the matmul to the accumulators before they are
-//    stored, which goes.
+//    bf16: lowerBf16Contractions (GpuTensorCoreBf16Mma.cpp: ldmatrix,
+//    nvvm.mma.sync), since MLIR 22 can neither load bf16 fragments nor type
+//    a bf16 `nvgpu.mma.sync`; the accumulators are kept in registers
+//    through the k loop (upstream's hoisting, and hoistAccumulatorsOfViews
+//    for batched matmuls' views), and startFromFill seeds them from a
+//    constant fill of the output right before the matmul, which goes;
+// 5. pipelineTileCopies (GpuTensorCoreStaging.cpp) makes the tile copies
+//    cp.async, issued stages - 1 k steps ahead, and applyEpilogue applies an
+//    elementwise op on the output right after the matmul to the
+//    accumulators before they are stored, which goes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "GpuTensorCore.h"
 #include "GpuUtils.h"
 
 #include "mlir/Conversion/VectorToGPU/VectorToGPU.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
@@ -61,7 +61,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/ADT/ScopeExit.h"
 
 #include <map>
 
@@ -72,13 +71,11 @@ namespace mlir::amp {
 
 using namespace mlir;
 using namespace mlir::amp;
+using namespace mlir::amp::tensor_core;
 
 namespace {
 
 constexpr StringLiteral kMarker = "amp.tensor_core";
-/// Marks the global loads of a k step's shared-tile copies (between
-/// stageInSharedMemory and pipelineTileCopies).
-constexpr StringLiteral kTileCopy = "amp.tile_copy";
 
 /// Marks the block loop of a batched matmul between the two parts of its
 /// schedule.
@@ -141,25 +138,6 @@ constexpr StringLiteral kTileToWarps = R"mlir(
     transform.yield
 )mlir";
 
-/// How one matmul is spread over the GPU: the output tile of a block and of
-/// each of its warps (m x n, multiples of 16 x 8).
-struct TileConfig {
-  int64_t blockM, blockN, warpM, warpN;
-  /// The k step: the block's A and B tiles are blockM x blockK and
-  /// blockK x blockN.
-  int64_t blockK;
-  /// The sets of A and B tiles in shared memory (chooseStages).
-  int64_t stages = 1;
-
-  int64_t warpsM() const { return blockM / warpM; }
-  int64_t warpsN() const { return blockN / warpN; }
-  int64_t threads() const { return 32 * warpsM() * warpsN(); }
-  bool operator<(const TileConfig &o) const {
-    return std::tie(blockM, blockN, warpM, warpN, blockK, stages) <
-           std::tie(o.blockM, o.blockN, o.warpM, o.warpN, o.blockK, o.stages);
-  }
-};
-
 /// Below this many warps in all, warp tiles are made smaller, trading
 /// register reuse for parallelism (H100/H200: 132 SMs, 4 warps each).
 constexpr int64_t kMinWarps = 528;
@@ -189,25 +167,6 @@ TileConfig chooseTiles(int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
   int64_t blockM = m % (2 * warpM) ? warpM : 2 * warpM;
   int64_t blockN = n % (2 * warpN) ? warpN : 2 * warpN;
   return {blockM, blockN, warpM, warpN, k % 32 ? 16 : 32};
-}
-
-/// The most static shared memory a block may have (CUDA: 48 KiB; more
-/// needs dynamic shared memory, which the kernel opts in to at launch).
-constexpr int64_t kStaticSharedBytes = 48 * 1024;
-
-/// The most shared memory a launch's stages take: 96 KiB fits every sm_80+
-/// chip (sm_86/sm_89: 99 KiB a block) and leaves two 128 x 128 blocks (the
-/// most their registers allow) room on an SM of sm_80 (164 KiB) or sm_90
-/// (227 KiB).
-constexpr int64_t kMaxStagesBytes = 96 * 1024;
-
-/// The bytes of one stage of `config`'s tiles: blockM x (blockK + 8) and
-/// blockK x (blockN + 8) elements of `elementBytes` bytes (rows padded by
-/// 8, see stageInSharedMemory).
-int64_t stageBytes(const TileConfig &config, int64_t elementBytes) {
-  return (config.blockM * (config.blockK + 8) +
-          config.blockK * (config.blockN + 8)) *
-         elementBytes;
 }
 
 /// The sets of A and B tiles (stages) a launch's k loop rotates through
@@ -290,49 +249,6 @@ std::optional<int> parseComputeCapability(StringRef chip) {
 
 bool isLowPrecision(Type t) { return t.isF16() || t.isBF16(); }
 
-/// An in-bounds, unmasked, identity-map transfer on a memref: one that
-/// plain loads and stores at its indices can replace.
-bool isPlainMemRefTransfer(VectorTransferOpInterface transfer) {
-  return !transfer.getMask() && isa<MemRefType>(transfer.getBase().getType()) &&
-         transfer.getPermutationMap().isIdentity() &&
-         llvm::all_of(transfer.getInBoundsValues(), [](bool b) { return b; });
-}
-
-/// Whether `read` is from shared memory, where ldmatrix can load it.
-bool isShared(vector::TransferReadOp read) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-      cast<MemRefType>(read.getBase().getType()).getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
-/// The plain `vector.transfer_read` (see above) that defines `v`, or null.
-vector::TransferReadOp getPlainRead(Value v) {
-  auto read = v.getDefiningOp<vector::TransferReadOp>();
-  return read && isPlainMemRefTransfer(read) ? read : vector::TransferReadOp();
-}
-
-/// The copy of a rows x cols tile of an operand to shared memory by a
-/// block's threads: each moves rows * cols / threads elements, `width` at a
-/// time (up to 8: 16 bytes of f16/bf16), chunk i * threads + thread of the
-/// tile row by row, so that consecutive threads copy consecutive chunks of
-/// a row.
-struct TileCopy {
-  Value global, shared;
-  int64_t rows, cols, width, chunks;
-
-  /// The copy of `global`'s tiles, or nothing when the threads cannot
-  /// share the tile evenly.
-  static std::optional<TileCopy> plan(Value global, int64_t rows, int64_t cols,
-                                      int64_t threads) {
-    int64_t perThread = rows * cols / threads;
-    int64_t width = std::min<int64_t>({8, perThread, cols});
-    if (perThread < 1 || (rows * cols) % (threads * width) || cols % width)
-      return std::nullopt;
-    return TileCopy{global, Value(), rows,
-                    cols,   width,   rows * cols / (threads * width)};
-  }
-};
-
 /// Between the two parts of a batched matmul's schedule: the block loop
 /// (marked kBlocksMarker) holds a linalg.batch_matmul of one batch element
 /// on subviews [b, i, j] [1, rows, cols] of the 3-D operands. It becomes a
@@ -395,645 +311,6 @@ LogicalResult unbatchBlockMatmul(ModuleOp module) {
   rewriter.eraseOp(tile);
   return success();
 }
-
-/// Stages the A and B tiles of each k step of a tensor-core launch in shared
-/// memory: the block's threads copy the blockM x blockK tile of A and the
-/// blockK x blockN tile of B (coalesced, up to 16 bytes per thread and
-/// copy), between barriers, and the warps read their fragments from there
-/// instead of from global memory, each element of A once per block instead
-/// of once per warp column (B: per warp row). The shared tiles' rows are
-/// padded by 8 elements (16 bytes), which puts the 8 rows an ldmatrix reads
-/// on different banks. With config.stages > 1 and a k loop of constant
-/// bounds (otherwise config.stages becomes 1), each tile is a stages x rows
-/// x (cols + 8) buffer (a workgroup attribution up to kStaticSharedBytes,
-/// beyond that a view of the launch's dynamic shared memory) and k step i
-/// uses its stage i mod stages (a subview at the top of the loop's body),
-/// so that pipelineTileCopies can copy later steps' tiles while the warps
-/// read this one's. Fails, leaving the launch as it was, when the launch is
-/// not the schedule's (one k loop, one contraction of two plain reads): the
-/// schedule always makes that form, so the pass reports an error.
-///
-/// The copies' vector loads are 16-byte aligned when the operands' base
-/// addresses are (every buffer the runtime allocates is): k and n are
-/// multiples of 16 and 8 elements.
-LogicalResult stageInSharedMemory(RewriterBase &rewriter, gpu::LaunchOp launch,
-                                  TileConfig &config) {
-  SmallVector<scf::ForOp> loops;
-  launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
-  SmallVector<vector::ContractionOp> contracts;
-  launch.getBody().walk(
-      [&](vector::ContractionOp contract) { contracts.push_back(contract); });
-  if (loops.size() > 1 || contracts.size() != 1)
-    return failure();
-  // The k steps' block: the k loop's body, or the launch's when there is
-  // one k step (the loop is folded away).
-  Block *step =
-      loops.empty() ? &launch.getBody().front() : loops.front().getBody();
-  vector::ContractionOp contract = contracts.front();
-  vector::TransferReadOp readA = getPlainRead(contract.getLhs());
-  vector::TransferReadOp readB = getPlainRead(contract.getRhs());
-  if (!readA || !readB || readA->getBlock() != step ||
-      readB->getBlock() != step ||
-      readA.getVectorType().getShape() !=
-          ArrayRef<int64_t>{config.warpM, config.blockK} ||
-      readB.getVectorType().getShape() !=
-          ArrayRef<int64_t>{config.blockK, config.warpN})
-    return failure();
-  // The k offset of the step, as the reads have it: defined before the
-  // step's block (the loop's induction variable), or a constant (one step).
-  auto kOffset = [&](Value k) -> std::optional<OpFoldResult> {
-    if (k.getParentBlock() != step || isa<BlockArgument>(k))
-      return OpFoldResult(k);
-    if (std::optional<int64_t> c = getConstantIntValue(k))
-      return OpFoldResult(rewriter.getIndexAttr(*c));
-    return std::nullopt;
-  };
-  std::optional<OpFoldResult> kA = kOffset(readA.getIndices()[1]);
-  std::optional<OpFoldResult> kB = kOffset(readB.getIndices()[0]);
-  int64_t threads = config.threads();
-  std::optional<TileCopy> copyA =
-      TileCopy::plan(readA.getBase(), config.blockM, config.blockK, threads);
-  std::optional<TileCopy> copyB =
-      TileCopy::plan(readB.getBase(), config.blockK, config.blockN, threads);
-  if (!kA || !kB || !copyA || !copyB)
-    return failure();
-
-  // Several stages: the k loop's bounds are constant (static shapes).
-  std::optional<int64_t> lb, kStep;
-  if (!loops.empty()) {
-    lb = getConstantIntValue(loops.front().getLowerBound());
-    kStep = getConstantIntValue(loops.front().getStep());
-  }
-  if (!lb || !kStep)
-    config.stages = 1;
-  // MLIR lowers gpu.dynamic_shared_memory to a shared variable that the
-  // dynamic part follows: other shared variables of the kernel would
-  // overlap it. A launch with workgroup attributions already (none from the
-  // schedule) keeps its stages within static shared memory.
-  Type elem = readA.getVectorType().getElementType();
-  int64_t elemBytes = elem.getIntOrFloatBitWidth() / 8;
-  if (!launch.getWorkgroupAttributions().empty())
-    config.stages = std::max<int64_t>(
-        1, std::min(config.stages,
-                    kStaticSharedBytes / stageBytes(config, elemBytes)));
-  int64_t stages = config.stages;
-
-  MLIRContext *ctx = rewriter.getContext();
-  Location loc = launch.getLoc();
-  OpBuilder::InsertionGuard guard(rewriter);
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-  AffineExpr d0 = rewriter.getAffineDimExpr(0);
-  AffineExpr d1 = rewriter.getAffineDimExpr(1);
-  auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) -> Value {
-    return affine::makeComposedAffineApply(rewriter, loc, e, operands);
-  };
-  // Past kStaticSharedBytes the stages are views of the launch's dynamic
-  // shared memory (A's stages, then B's), set up at the top of its body.
-  int64_t sharedBytes = stages * stageBytes(config, elemBytes);
-  Value dynamicShared;
-  int64_t dynamicOffset = 0;
-  if (stages > 1 && sharedBytes > kStaticSharedBytes) {
-    rewriter.setInsertionPoint(launch);
-    launch.getDynamicSharedMemorySizeMutable().assign(
-        arith::ConstantIntOp::create(rewriter, loc, sharedBytes, 32));
-    rewriter.setInsertionPointToStart(&launch.getBody().front());
-    dynamicShared = gpu::DynamicSharedMemoryOp::create(
-        rewriter, loc,
-        MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
-                        MemRefLayoutAttrInterface(), workgroup));
-  }
-  // The k step's stage: ((k - lb) / step) mod stages, at the start of the
-  // k loop's body.
-  Value stage;
-  if (stages > 1) {
-    rewriter.setInsertionPointToStart(step);
-    stage = apply(((d0 - *lb).floorDiv(*kStep)) % stages,
-                  {loops.front().getInductionVar()});
-  }
-  // The rows x (cols + 8) tile of the k step: a workgroup buffer, or with
-  // several stages its stage's part of a stages x rows x (cols + 8) one.
-  auto sharedTile = [&](vector::TransferReadOp read, int64_t rows,
-                        int64_t cols) -> Value {
-    if (stages == 1)
-      return launch.addWorkgroupAttribution(
-          MemRefType::get({rows, cols + 8}, elem, MemRefLayoutAttrInterface(),
-                          workgroup),
-          loc);
-    auto all = MemRefType::get({stages, rows, cols + 8}, elem,
-                               MemRefLayoutAttrInterface(), workgroup);
-    Value buffer;
-    if (dynamicShared) {
-      OpBuilder::InsertionGuard viewGuard(rewriter);
-      rewriter.setInsertionPointAfterValue(dynamicShared);
-      buffer = memref::ViewOp::create(
-          rewriter, loc, all, dynamicShared,
-          arith::ConstantIndexOp::create(rewriter, loc, dynamicOffset),
-          ValueRange{});
-      // A stage's rows are multiples of 16 bytes: B's view is aligned.
-      dynamicOffset += all.getNumElements() * elemBytes;
-    } else {
-      buffer = launch.addWorkgroupAttribution(all, loc);
-    }
-    SmallVector<OpFoldResult> offsets = {stage, rewriter.getIndexAttr(0),
-                                         rewriter.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
-                                       rewriter.getIndexAttr(rows),
-                                       rewriter.getIndexAttr(cols + 8)};
-    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-    auto type = memref::SubViewOp::inferRankReducedResultType(
-        {rows, cols + 8}, all, offsets, sizes, strides);
-    return memref::SubViewOp::create(rewriter, loc, cast<MemRefType>(type),
-                                     buffer, offsets, sizes, strides);
-  };
-  copyA->shared = sharedTile(readA, config.blockM, config.blockK);
-  copyB->shared = sharedTile(readB, config.blockK, config.blockN);
-
-  rewriter.setInsertionPointToStart(&launch.getBody().front());
-  Value blockY = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::y);
-  Value blockX = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
-  Value threadX = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-  Value threadY = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y);
-  // The first row of A and column of B the block computes (the schedule
-  // maps m to blocks along y, n along x), and the thread's number in it.
-  Value blockRow = apply(d0 * config.blockM, {blockY});
-  Value blockCol = apply(d0 * config.blockN, {blockX});
-  Value thread = apply(d0 + d1 * (32 * config.warpsN()), {threadX, threadY});
-
-  // The thread's chunk i of `copy`: its row and column in the tile.
-  auto chunkAt = [&](const TileCopy &copy, int64_t i) {
-    AffineExpr chunk = d0 + i * threads;
-    int64_t perRow = copy.cols / copy.width;
-    return std::pair{apply(chunk.floorDiv(perRow), {thread}),
-                     apply(chunk % perRow * copy.width, {thread})};
-  };
-  auto alignment = [](const TileCopy &copy) {
-    Type elem = cast<MemRefType>(copy.global.getType()).getElementType();
-    return llvm::MaybeAlign(copy.width * elem.getIntOrFloatBitWidth() / 8);
-  };
-  // Loads the thread's chunks of the tile at (row0, col0) of the operand.
-  auto loadChunks = [&](const TileCopy &copy, OpFoldResult row0,
-                        OpFoldResult col0, SmallVectorImpl<Value> &values) {
-    Type elem = cast<MemRefType>(copy.global.getType()).getElementType();
-    for (int64_t i = 0; i < copy.chunks; ++i) {
-      auto [row, col] = chunkAt(copy, i);
-      values.push_back(vector::LoadOp::create(
-          rewriter, loc, VectorType::get({copy.width}, elem), copy.global,
-          ValueRange{apply(d0 + d1, {row0, row}), apply(d0 + d1, {col0, col})},
-          /*nontemporal=*/false, alignment(copy)));
-    }
-  };
-  // Stores the thread's chunks (from loadChunks) to the shared tile.
-  auto storeChunks = [&](const TileCopy &copy, ValueRange values) {
-    for (int64_t i = 0; i < copy.chunks; ++i) {
-      auto [row, col] = chunkAt(copy, i);
-      vector::StoreOp::create(rewriter, loc, values[i], copy.shared,
-                              ValueRange{row, col}, /*nontemporal=*/false,
-                              alignment(copy));
-    }
-  };
-  int64_t chunksA = copyA->chunks;
-
-  if (loops.empty()) {
-    // After the ids above, and after the operands' views (a batched
-    // matmul's matrices) where the launch defines them.
-    Operation *after = thread.getDefiningOp();
-    for (const TileCopy *copy : {&*copyA, &*copyB})
-      if (Operation *def = copy->global.getDefiningOp();
-          def && def->getBlock() == after->getBlock() &&
-          after->isBeforeInBlock(def))
-        after = def;
-    rewriter.setInsertionPointAfter(after);
-  } else {
-    // After the stage's tiles (the subviews), if any.
-    rewriter.setInsertionPointToStart(step);
-    if (stages > 1)
-      rewriter.setInsertionPointAfter(
-          copyB->shared.getDefiningOp<memref::SubViewOp>());
-    // No thread overwrites the tiles while another still reads the last k
-    // step's.
-    gpu::BarrierOp::create(rewriter, loc);
-  }
-  SmallVector<Value> chunks;
-  loadChunks(*copyA, blockRow, *kA, chunks);
-  loadChunks(*copyB, *kB, blockCol, chunks);
-  // Marked for pipelineTileCopies, once the k step's mma code is final.
-  for (Value chunk : chunks)
-    chunk.getDefiningOp()->setAttr(kTileCopy, rewriter.getUnitAttr());
-  storeChunks(*copyA, ValueRange(chunks).take_front(chunksA));
-  storeChunks(*copyB, ValueRange(chunks).drop_front(chunksA));
-  // The tiles are complete before any warp reads them.
-  gpu::BarrierOp::create(rewriter, loc);
-
-  // The warps' reads, from the shared tiles.
-  rewriter.setInsertionPointToStart(&launch.getBody().front());
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  // Each read's shared tile position: its row (A) or column (B) less the
-  // block's first, computed at the read (where its indices are defined).
-  auto fromShared = [&](vector::TransferReadOp read, Value shared, bool isA) {
-    rewriter.setInsertionPoint(read);
-    Value row = isA ? apply(d0 - d1, {read.getIndices()[0], blockRow}) : zero;
-    Value col = isA ? zero : apply(d0 - d1, {read.getIndices()[1], blockCol});
-    rewriter.replaceOpWithNewOp<vector::TransferReadOp>(
-        read, read.getVectorType(), shared, ValueRange{row, col},
-        /*padding=*/std::nullopt,
-        /*inBounds=*/SmallVector<bool>(2, true));
-  };
-  fromShared(readA, copyA->shared, /*isA=*/true);
-  fromShared(readB, copyB->shared, /*isA=*/false);
-  return success();
-}
-
-/// Software-pipelines the shared-tile copies of a tensor-core launch's k
-/// loop over its `stages` sets of shared tiles (stageInSharedMemory's; run
-/// once the mma code is final: upstream's vector-to-nvgpu conversion cannot
-/// take other loop-carried values). Each thread's copies become `cp.async`
-/// (`nvgpu.device_async_copy`, sm_80+: global to shared memory without
-/// registers), one commit group per k step, issued stages - 1 steps ahead:
-///
-///   copy steps 0 .. stages - 2 to their stages, a group each
-///   for k (step i):
-///     wait until at most stages - 2 groups are pending  // step i's landed
-///     barrier      // everyone's copies of step i are visible, and every
-///                  // warp is done with step i - 1's stage
-///     copy step min(i + stages - 1, last) to stage (i + stages - 1) mod
-///       stages (= step i - 1's), a group
-///     warps: fragments from stage i mod stages, mma.sync
-///   wait for every group
-///
-/// so that stages - 1 steps of loads are in flight behind the tensor-core
-/// work (the last steps reload the last step's tiles into stages no later
-/// step reads rather than branch). Upstream's pipelining
-/// (`transform.nvgpu.pipeline_shared_memory_copies`) works on multi-buffered
-/// `memref.alloc`s and places its own barriers; the launch's tiles are
-/// workgroup attributions whose loop already has its barriers, so the pass
-/// pipelines this one loop form itself. Leaves the loop as it is (each k
-/// step's copies through registers, between its barriers) when it is not
-/// that form: bounds not constant, fewer steps than stages, a copy that is
-/// not one load to one store of 4, 8 or 16 bytes, or indices that depend on
-/// anything in the loop but pure index arithmetic.
-void pipelineTileCopies(RewriterBase &rewriter, gpu::LaunchOp launch,
-                        int64_t stages) {
-  SmallVector<vector::LoadOp> loads;
-  launch.walk([&](vector::LoadOp load) {
-    if (load->hasAttr(kTileCopy))
-      loads.push_back(load);
-  });
-  llvm::scope_exit unmark([&] {
-    launch.walk([&](vector::LoadOp load) { load->removeAttr(kTileCopy); });
-  });
-  if (loads.empty() || stages < 2)
-    return;
-  auto loop = dyn_cast<scf::ForOp>(loads.front()->getParentOp());
-  if (!loop)
-    return;
-  Block *body = loop.getBody();
-  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step || *step <= 0 || (*ub - *lb) / *step < stages)
-    return;
-  // Each load's one store, to shared memory, of 4, 8 or 16 bytes.
-  SmallVector<vector::StoreOp> stores;
-  for (vector::LoadOp load : loads) {
-    auto store = load->hasOneUse()
-                     ? dyn_cast<vector::StoreOp>(*load->getUsers().begin())
-                     : vector::StoreOp();
-    VectorType type = load.getVectorType();
-    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
-    if (load->getBlock() != body || !store || store->getBlock() != body ||
-        store.getValueToStore() != load.getResult() ||
-        !nvgpu::NVGPUDialect::hasSharedMemoryAddressSpace(
-            store.getMemRefType()) ||
-        type.getRank() != 1 || (bytes != 4 && bytes != 8 && bytes != 16))
-      return;
-    stores.push_back(store);
-  }
-  // The barriers around the copies: before the first load and right after
-  // the last store.
-  Operation *before = loads.front()->getPrevNode();
-  while (before && !isa<gpu::BarrierOp>(before))
-    before = before->getPrevNode();
-  Operation *lastStore = stores.front();
-  for (vector::StoreOp store : stores)
-    if (lastStore->isBeforeInBlock(store))
-      lastStore = store;
-  Operation *complete = lastStore->getNextNode();
-  if (!before || !complete || !isa<gpu::BarrierOp>(complete))
-    return;
-  // The copies' operands defined in the loop: pure index arithmetic only
-  // (checked before anything changes), cloned with the copies.
-  std::function<bool(Operation *)> clonable = [&](Operation *op) {
-    return llvm::all_of(op->getOperands(), [&](Value operand) {
-      Operation *def = operand.getDefiningOp();
-      return !def || def->getBlock() != body || (isPure(def) && clonable(def));
-    });
-  };
-  // (The stores' buffer and indices: the stage's subview of the tiles
-  // depends on the induction variable.)
-  auto clonableValue = [&](Value v) {
-    Operation *def = v.getDefiningOp();
-    return !def || def->getBlock() != body || (isPure(def) && clonable(def));
-  };
-  for (auto [load, store] : llvm::zip_equal(loads, stores))
-    if (!clonable(load) || !clonableValue(store.getBase()) ||
-        !llvm::all_of(store.getIndices(), clonableValue))
-      return;
-
-  // `v` with the loop's induction variable replaced as `mapping` says, the
-  // pure ops in the loop it depends on (index arithmetic, the stage's
-  // subview) cloned.
-  std::function<Value(Value, IRMapping &)> remap = [&](Value v,
-                                                       IRMapping &mapping) {
-    Operation *def = v.getDefiningOp();
-    if (mapping.contains(v) || !def || def->getBlock() != body)
-      return mapping.lookupOrDefault(v);
-    for (Value operand : def->getOperands())
-      remap(operand, mapping);
-    rewriter.clone(*def, mapping);
-    return mapping.lookup(v);
-  };
-  Location loc = loop.getLoc();
-  Value inductionVar = loop.getInductionVar();
-  // One commit group of the thread's copies of the k step at `from` (the
-  // loads' induction variable) to the stage of the step at `to` (the
-  // stores'); returns its token.
-  auto copyGroup = [&](Value from, Value to) {
-    IRMapping source, destination;
-    source.map(inductionVar, from);
-    destination.map(inductionVar, to);
-    SmallVector<Value> tokens;
-    for (auto [load, store] : llvm::zip_equal(loads, stores)) {
-      SmallVector<Value> srcIndices, dstIndices;
-      for (Value index : load.getIndices())
-        srcIndices.push_back(remap(index, source));
-      for (Value index : store.getIndices())
-        dstIndices.push_back(remap(index, destination));
-      VectorType type = load.getVectorType();
-      // 16-byte copies bypass L1 (cp.async.cg): A and B tiles are read
-      // once per block, their reuse is in shared memory.
-      bool bypassL1 =
-          type.getNumElements() * type.getElementTypeBitWidth() == 128;
-      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-          rewriter, loc,
-          nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
-          remap(store.getBase(), destination), dstIndices,
-          remap(load.getBase(), source), srcIndices,
-          rewriter.getIndexAttr(type.getNumElements()),
-          /*srcElements=*/Value(),
-          bypassL1 ? rewriter.getUnitAttr() : UnitAttr()));
-    }
-    return nvgpu::DeviceAsyncCreateGroupOp::create(
-        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
-        tokens);
-  };
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, v);
-  };
-  // The prologue: steps 0 .. stages - 2.
-  rewriter.setInsertionPoint(loop);
-  Value group;
-  for (int64_t s = 0; s + 1 < stages; ++s) {
-    Value k = index(*lb + s * *step);
-    group = copyGroup(k, k);
-  }
-  // The loop: wait for step i's group, then (after the barrier) issue step
-  // i + stages - 1's. `cp.async.wait_group` counts the thread's groups;
-  // its token operand is nominal.
-  rewriter.setInsertionPoint(before);
-  nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, group,
-                                   rewriter.getI32IntegerAttr(stages - 2));
-  rewriter.setInsertionPointAfter(before);
-  Value ahead = arith::AddIOp::create(rewriter, loc, inductionVar,
-                                      index((stages - 1) * *step));
-  Value last = arith::MinUIOp::create(rewriter, loc, ahead, index(*ub - *step));
-  copyGroup(last, ahead);
-  // Nothing pending at the end (the last groups reload the last step).
-  rewriter.setInsertionPointAfter(loop);
-  nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, group,
-                                   rewriter.getI32IntegerAttr(0));
-  for (vector::StoreOp store : stores)
-    rewriter.eraseOp(store);
-  for (vector::LoadOp load : loads)
-    rewriter.eraseOp(load);
-  rewriter.eraseOp(complete);
-}
-
-/// Lowers a warp's m16n8k16 bf16 contractions, as the schedule and the
-/// unrolling leave them in a k step:
-///
-///   %a = vector.transfer_read %A[i, k] : memref, vector<16x16xbf16>  (m x k)
-///   %b = vector.transfer_read %B[k, j] : memref, vector<16x8xbf16>   (k x n)
-///   %c = vector.transfer_read %C[i, j] : memref, vector<16x8xf32>
-///   %d = vector.contract (m, k) x (k, n) -> (m, n), %a, %b, %c
-///   vector.transfer_write %d, %C[i, j]
-///
-/// (A and B from the shared tiles; with a k step of 32, two such
-/// contractions in a chain, the first's result the second's accumulator)
-/// to the fragments each lane holds and one `nvvm.mma.sync` each with bf16
-/// multiplicands and f32 accumulators. An A or B tile that feeds several
-/// contractions (a warp tile larger than 16 x 8) is loaded once, where it
-/// was read. Fragment layout (PTX ISA, "Matrix Fragments for mma.m16n8k16
-/// with floating point type", the same for .f16 and .bf16; g = laneid / 4,
-/// t = laneid % 4):
-///   A, four registers of two bf16: (row g, cols 2t, 2t+1), (g+8, 2t..),
-///     (g, 2t+8..), (g+8, 2t+8..); the lower column in the low half;
-///   B, two registers: (rows 2t, 2t+1, col g), (rows 2t+8, 2t+9, col g);
-///   C and D, four f32: (row g, cols 2t, 2t+1), (row g+8, cols 2t, 2t+1).
-/// These are the lane positions MLIR's f16 conversion loads as well. The
-/// positions are affine in the tile's indices and the lane id, so that
-/// upstream's hoisting can tell the accumulator pairs of different tiles
-/// apart.
-class Bf16MmaLowering {
-public:
-  explicit Bf16MmaLowering(RewriterBase &rewriter) : rewriter(rewriter) {}
-
-  LogicalResult lower(vector::ContractionOp contract) {
-    MLIRContext *ctx = rewriter.getContext();
-    auto lhsType = contract.getLhsType(), rhsType = contract.getRhsType();
-    auto accType = dyn_cast<VectorType>(contract.getAccType());
-    if (!lhsType.getElementType().isBF16() ||
-        !rhsType.getElementType().isBF16() || !accType ||
-        !accType.getElementType().isF32() ||
-        lhsType.getShape() != ArrayRef<int64_t>{16, 16} ||
-        rhsType.getShape() != ArrayRef<int64_t>{16, 8} ||
-        accType.getShape() != ArrayRef<int64_t>{16, 8} ||
-        contract.getKind() != vector::CombiningKind::ADD ||
-        isa<vector::MaskOp>(contract->getParentOp()))
-      return failure();
-    AffineExpr m, n, k;
-    bindDims(ctx, m, n, k);
-    if (contract.getIndexingMapsArray() !=
-        AffineMap::inferFromExprList(
-            ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {k, n}, {m, n}}, ctx))
-      return failure();
-    vector::TransferReadOp readA = getPlainRead(contract.getLhs());
-    vector::TransferReadOp readB = getPlainRead(contract.getRhs());
-    if (!readA || !readB || !isShared(readA) || !isShared(readB) ||
-        !contract->hasOneUse())
-      return failure();
-    // The result goes to memory, or (k steps of 32 and more, unrolled) is
-    // the accumulator of the next k piece.
-    Operation *user = *contract->user_begin();
-    auto write = dyn_cast<vector::TransferWriteOp>(user);
-    auto next = dyn_cast<vector::ContractionOp>(user);
-    if (write ? !isPlainMemRefTransfer(write)
-              : !next || next.getAcc() != contract.getResult())
-      return failure();
-    // The accumulator comes from memory, or from the previous k piece.
-    vector::TransferReadOp readC = getPlainRead(contract.getAcc());
-    auto previous = contract.getAcc().getDefiningOp<vector::ContractionOp>();
-    if (readC ? !readC->hasOneUse() : !previous || !results.count(previous))
-      return failure();
-
-    // Copies: the map of fragments may grow (and move) in between.
-    SmallVector<Value> a(fragmentsOf(readA, /*isA=*/true));
-    SmallVector<Value> b(fragmentsOf(readB, /*isA=*/false));
-    Location loc = contract.getLoc();
-    OpBuilder::InsertionGuard guard(rewriter);
-    Type f32 = accType.getElementType();
-    SmallVector<Value> c;
-    if (readC) {
-      // C: rows g and g + 8, columns 2t and 2t + 1. The pairs move through
-      // in-bounds transfers, which the pass hoists out of the k loop
-      // afterwards (the same positions are read and written in every k
-      // step).
-      rewriter.setInsertionPoint(readC);
-      for (auto [row, col] : accumulatorPositions(readC)) {
-        Value pair = vector::TransferReadOp::create(
-            rewriter, loc, pairOf(f32), readC.getBase(), ValueRange{row, col},
-            /*padding=*/std::nullopt, /*inBounds=*/ArrayRef<bool>{true});
-        for (int64_t i : {0, 1})
-          c.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
-      }
-    } else {
-      c = results[previous];
-    }
-
-    rewriter.setInsertionPoint(contract);
-    auto resultType =
-        LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-    Value mma = NVVM::MmaOp::create(
-        rewriter, loc, resultType, a, b, c, /*shape=*/{16, 8, 16},
-        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                      NVVM::MMATypes::bf16},
-        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                       NVVM::MMALayout::col});
-    SmallVector<Value> &d = results[contract];
-    for (int64_t i = 0; i < 4; ++i)
-      d.push_back(LLVM::ExtractValueOp::create(rewriter, loc, mma, i));
-    lowered.push_back(contract);
-    if (!write)
-      return success();
-    rewriter.setInsertionPoint(write);
-    for (auto [i, position] : llvm::enumerate(accumulatorPositions(write))) {
-      auto [row, col] = position;
-      Value pair = vector::FromElementsOp::create(
-          rewriter, loc, pairOf(f32), ValueRange{d[2 * i], d[2 * i + 1]});
-      vector::TransferWriteOp::create(rewriter, loc, pair, write.getBase(),
-                                      ValueRange{row, col},
-                                      /*inBounds=*/ArrayRef<bool>{true});
-    }
-    rewriter.eraseOp(write);
-    return success();
-  }
-
-  /// Erases the lowered contractions (the last of each chain first) and the
-  /// reads whose fragments and accumulator pairs replaced them.
-  void eraseLowered() {
-    SmallVector<Operation *> reads;
-    for (vector::ContractionOp contract : llvm::reverse(lowered)) {
-      if (auto readC = getPlainRead(contract.getAcc()))
-        reads.push_back(readC);
-      rewriter.eraseOp(contract);
-    }
-    for (Operation *read : reads)
-      rewriter.eraseOp(read);
-    for (auto &entry : fragments)
-      if (entry.first->use_empty())
-        rewriter.eraseOp(entry.first);
-  }
-
-private:
-  static VectorType pairOf(Type elem) { return VectorType::get({2}, elem); }
-
-  /// `base` + `laneExpr`(lane id) + `offset`, composed into one affine.apply.
-  Value at(Location loc, Value base, AffineExpr laneExpr, int64_t offset) {
-    AffineExpr d0 = rewriter.getAffineDimExpr(0);
-    return affine::makeComposedAffineApply(
-        rewriter, loc, d0 + laneExpr + offset,
-        ArrayRef<OpFoldResult>{base, laneId(loc)});
-  }
-  /// g = laneid / 4 and 2t = 2 * (laneid % 4), as functions of the lane id
-  /// (the second dimension of `at`).
-  AffineExpr g() { return rewriter.getAffineDimExpr(1).floorDiv(4); }
-  AffineExpr twoT() { return rewriter.getAffineDimExpr(1) % 4 * 2; }
-
-  Value laneId(Location loc) {
-    return gpu::LaneIdOp::create(rewriter, loc, /*upper_bound=*/nullptr);
-  }
-
-  Value asRegister(Location loc, Value pair) {
-    return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), pair);
-  }
-
-  /// The registers of an `ldmatrix` of `tiles` 8 x 8 matrices (PTX ISA,
-  /// "ldmatrix"): lane l gives the address of row l % 16 of the 16-row
-  /// tile at (row0, col0), in its columns from 8 * (l / 16) on: x4 reads
-  /// rows 0-7, 8-15 of columns 0-7, then of columns 8-15 (A's a0..a3); x2
-  /// (lanes 0-15) reads rows 0-7, 8-15 of columns 0-7. Transposed, lane l
-  /// receives rows 2(l % 4), 2(l % 4) + 1 of column l / 4 of each matrix
-  /// (B's b0, b1 from a row-major k x n tile).
-  SmallVector<Value> loadMatrix(vector::TransferReadOp read, int64_t tiles,
-                                bool transpose) {
-    Location loc = read.getLoc();
-    Type elem = read.getVectorType().getElementType();
-    AffineExpr lane = rewriter.getAffineDimExpr(1);
-    Value row = at(loc, read.getIndices()[0], lane % 16, 0);
-    Value col = at(loc, read.getIndices()[1], lane.floorDiv(16) * 8, 0);
-    Value matrix = nvgpu::LdMatrixOp::create(
-        rewriter, loc, VectorType::get({tiles, 2}, elem), read.getBase(),
-        ValueRange{row, col}, transpose, tiles);
-    SmallVector<Value> regs;
-    for (int64_t i = 0; i < tiles; ++i)
-      regs.push_back(
-          asRegister(loc, vector::ExtractOp::create(rewriter, loc, matrix, i)));
-    return regs;
-  }
-
-  /// The fragment registers of an A (`isA`) or B tile read from shared
-  /// memory, loaded once, where the read was, by one ldmatrix (A: x4; B: x2
-  /// transposed).
-  ArrayRef<Value> fragmentsOf(vector::TransferReadOp read, bool isA) {
-    SmallVector<Value> &regs = fragments[read];
-    if (!regs.empty())
-      return regs;
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(read);
-    regs = loadMatrix(read, /*tiles=*/isA ? 4 : 2, /*transpose=*/!isA);
-    return regs;
-  }
-
-  /// The two accumulator pairs of a lane in the C tile `transfer` accesses:
-  /// (row g, column 2t) and (row g + 8, column 2t).
-  std::array<std::pair<Value, Value>, 2>
-  accumulatorPositions(VectorTransferOpInterface transfer) {
-    Location loc = transfer->getLoc();
-    Value row0 = transfer.getIndices()[0], col0 = transfer.getIndices()[1];
-    Value col = at(loc, col0, twoT(), 0);
-    return {std::pair{at(loc, row0, g(), 0), col},
-            std::pair{at(loc, row0, g(), 8), col}};
-  }
-
-  RewriterBase &rewriter;
-  /// The i32 fragment registers loaded for each A and B read.
-  llvm::MapVector<Operation *, SmallVector<Value>> fragments;
-  /// The four f32 accumulators each lowered contraction computes, in
-  /// fragment order, and the contractions in the order they were lowered.
-  DenseMap<Operation *, SmallVector<Value>> results;
-  SmallVector<vector::ContractionOp> lowered;
-};
 
 struct AmpGpuTensorCoreContractionsPass
     : public amp::impl::AmpGpuTensorCoreContractionsBase<
@@ -1256,21 +533,14 @@ struct AmpGpuTensorCoreContractionsPass
         applyEpilogue(rewriter, launch, epilogue);
     };
     for (auto [launch, config] : launches) {
-      // bf16: lowered here (see Bf16MmaLowering).
+      // bf16: lowered by the pass (GpuTensorCoreBf16Mma.cpp).
       SmallVector<vector::ContractionOp> bf16Contractions;
       launch->walk([&](vector::ContractionOp contract) {
         if (contract.getLhsType().getElementType().isBF16())
           bf16Contractions.push_back(contract);
       });
-      Bf16MmaLowering bf16Lowering(rewriter);
-      for (vector::ContractionOp contract : bf16Contractions)
-        if (failed(bf16Lowering.lower(contract))) {
-          contract.emitError("amp-gpu-tensor-core-contractions: the bf16 "
-                             "m16n8k16 contraction could not be mapped to "
-                             "mma.sync");
-          return signalPassFailure();
-        }
-      bf16Lowering.eraseLowered();
+      if (failed(lowerBf16Contractions(rewriter, bf16Contractions)))
+        return signalPassFailure();
       keepAccumulatorsInRegisters(rewriter, launch);
       if (linalg::FillOp fill = outputFills.lookup(launch))
         startFromFill(rewriter, launch, fill);
