@@ -46,6 +46,10 @@ std::optional<std::string> whyNotTiled(linalg::TransposeOp op) {
     return "dynamic shape or strided layout";
   if (in.getNumElements() == 0)
     return "empty";
+  // Tile columns on blockIdx.x (at most 2^31 - 1), tile rows on blockIdx.y
+  // (at most 65535).
+  if (llvm::divideCeil(in.getDimSize(1), kTile) > 2147483647)
+    return "more than 2147483647 tile columns";
   if (llvm::divideCeil(in.getDimSize(0), kTile) > 65535)
     return "more than 65535 tile rows";
   if (memref::skipViewLikeOps(

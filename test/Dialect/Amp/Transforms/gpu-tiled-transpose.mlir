@@ -137,3 +137,19 @@ func.func @fallbacks(%a: memref<4096x16xf16>, %b: memref<16x4096xf16>,
   %o = linalg.transpose ins(%t : tensor<32x64xf32>) outs(%u : tensor<64x32xf32>) permutation = [1, 0]
   return
 }
+
+// -----
+
+// Grids CUDA cannot launch: tile rows go on blockIdx.y (at most 65535),
+// tile columns on blockIdx.x (at most 2^31 - 1); 2^16 + 1 tile rows and
+// 2^31 tile columns stay parallel loops.
+// CHECK-LABEL: func @grid_limits
+// CHECK-NOT: gpu.launch
+func.func @grid_limits(%a: memref<2097184x1xf32>, %b: memref<1x2097184xf32>,
+                       %c: memref<1x68719476736xi8>, %d: memref<68719476736x1xi8>) {
+  // expected-remark @below {{amp-gpu-tiled-transpose: more than 65535 tile rows; parallel-loop transpose}}
+  linalg.transpose ins(%a : memref<2097184x1xf32>) outs(%b : memref<1x2097184xf32>) permutation = [1, 0]
+  // expected-remark @below {{amp-gpu-tiled-transpose: more than 2147483647 tile columns; parallel-loop transpose}}
+  linalg.transpose ins(%c : memref<1x68719476736xi8>) outs(%d : memref<68719476736x1xi8>) permutation = [1, 0]
+  return
+}

@@ -629,8 +629,10 @@ def AmpGpuTiledTranspose : Pass<"amp-gpu-tiled-transpose", "func::FuncOp"> {
     4 elements each way.
 
     Others stay (the parallel-loop path takes them), with a remark saying
-    why: dynamic sizes or a strided layout, input and output on one buffer, more than 65535 tile rows (the
-    grid's y limit), or an op already in device code or a parallel loop.
+    why: dynamic sizes or a strided layout, input and output on one buffer,
+    more than 65535 tile rows or 2^31 - 1 tile columns (the grid's y and x
+    limits), an empty transpose, or an op already in device code or a
+    parallel loop.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
