@@ -18,6 +18,8 @@
 // of one-block full reductions into the same output with the same combiner
 // (the inf/NaN checks of a loss-scaled step's gradients, each or-ed into
 // one flag) is one kernel: each thread folds its share of each op in turn.
+// Ops without loops right after a kernel (a loss's mean after its sum) run
+// at its end, on thread 0.
 //
 // Passes.td has the why and the limits.
 //
@@ -114,27 +116,71 @@ struct AmpGpuScalarKernelsPass
       // A fill that a full reduction absorbs goes with it (below).
       if (absorbed.contains(kernel.op))
         continue;
-      if (!kernel.combiner) {
-        rewriter.setInsertionPoint(kernel.op);
-        buildScalarKernel(rewriter, kernel.op);
-        rewriter.eraseOp(kernel.op);
-        continue;
-      }
       // The full reductions after it that join its kernel.
       SmallVector<linalg::LinalgOp> group{kernel.op};
+      if (kernel.combiner)
+        while (i + 1 < kernels.size() &&
+               joinsKernel(kernels[i + 1], group.back(), *kernel.combiner))
+          group.push_back(kernels[++i].op);
+      // The ops without loops right after those, which its last thread
+      // runs at the end.
+      SmallVector<linalg::LinalgOp> tail;
       while (i + 1 < kernels.size() &&
-             joinsKernel(kernels[i + 1], group.back(), *kernel.combiner))
-        group.push_back(kernels[++i].op);
+             joinsTail(kernels[i + 1],
+                       tail.empty() ? group.back() : tail.back(), absorbed))
+        tail.push_back(kernels[++i].op);
       // Built where the last one was: the values the others use dominate
-      // it, and only ops without memory effects lie in between.
-      rewriter.setInsertionPoint(group.back());
-      buildReductionKernel(rewriter, group, *kernel.combiner,
-                           kernel.fill ? kernel.fill.value() : Value());
-      for (linalg::LinalgOp op : group)
+      // it, and only ops without memory effects (or that only allocate)
+      // lie in between.
+      rewriter.setInsertionPoint(tail.empty() ? group.back() : tail.back());
+      if (kernel.combiner) {
+        buildReductionKernel(rewriter, group, *kernel.combiner,
+                             kernel.fill ? kernel.fill.value() : Value(), tail);
+      } else {
+        group.append(tail);
+        tail.clear();
+        buildScalarKernel(rewriter, group);
+      }
+      for (linalg::LinalgOp op : llvm::concat<linalg::LinalgOp>(group, tail))
         rewriter.eraseOp(op);
       if (kernel.fill)
         rewriter.eraseOp(kernel.fill);
     }
+  }
+
+  /// Whether `next`, an op without loops, runs at the end of the kernel of
+  /// `previous` (the last op that kernel runs), on its last thread 0, after
+  /// `previous`: it follows `previous` in its block with only ops without
+  /// memory effects or that only allocate (a fresh buffer `previous`
+  /// cannot use) in between, and is not a fill a later reduction absorbs.
+  /// A loss's mean and the seed of its gradient (the loss scale over the
+  /// batch size) join the kernel of the loss's sum this way. Thread 0 runs
+  /// them after the block's `gpu.all_reduce`, which every thread reaches
+  /// once it has read its share: nothing they write is read by another
+  /// thread afterwards.
+  static bool joinsTail(const Kernel &next, Operation *previous,
+                        const DenseSet<Operation *> &absorbed) {
+    if (next.combiner || absorbed.contains(next.op) ||
+        next.op->getBlock() != previous->getBlock())
+      return false;
+    for (Operation *op = previous->getNextNode(); op != next.op;
+         op = op->getNextNode())
+      if (!op || !(isMemoryEffectFree(op) || onlyAllocates(op)))
+        return false;
+    return true;
+  }
+
+  /// Whether the only memory effects of `op` are allocations (of its
+  /// results: `memref.alloc`).
+  static bool onlyAllocates(Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || op->getNumRegions() != 0)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    return llvm::all_of(instances, [](const MemoryEffects::EffectInstance &e) {
+      return isa<MemoryEffects::Allocate>(e.getEffect());
+    });
   }
 
   /// Whether the full reduction of `next` joins the one-block kernel of
@@ -191,12 +237,18 @@ struct AmpGpuScalarKernelsPass
                               total / perBlock + (total % perBlock != 0));
   }
 
-  /// An op without loops: one thread loads its operands, runs the body and
-  /// stores the outputs.
-  void buildScalarKernel(OpBuilder &b, linalg::LinalgOp op) {
-    Location loc = op.getLoc();
+  /// Ops without loops, in order: one thread runs them (buildScalarOp).
+  void buildScalarKernel(OpBuilder &b, ArrayRef<linalg::LinalgOp> ops) {
     OpBuilder::InsertionGuard guard(b);
-    createLaunch(b, loc, b.getIndexAttr(1), 1);
+    createLaunch(b, ops.front()->getLoc(), b.getIndexAttr(1), 1);
+    for (linalg::LinalgOp op : ops)
+      buildScalarOp(b, op);
+  }
+
+  /// The op without loops `op` at the builder's insertion point: loads its
+  /// operands, runs its body and stores its outputs.
+  static void buildScalarOp(OpBuilder &b, linalg::LinalgOp op) {
+    Location loc = op.getLoc();
     IRMapping mapping;
     SmallVector<Value> yielded = inlineBody(b, loc, op, {}, mapping);
     for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), yielded))
@@ -233,9 +285,11 @@ struct AmpGpuScalarKernelsPass
   /// Full reductions with `combiner` into one output, one op or a run of
   /// one-block ones (`joinsKernel`): see the file comment. `filled`: the
   /// value of the output's fill (`getFillOfOutput`), which the result is
-  /// combined with instead of the output, or null.
+  /// combined with instead of the output, or null. `tail`: ops without
+  /// loops (`joinsTail`) that thread 0 runs after the combine.
   void buildReductionKernel(OpBuilder &b, ArrayRef<linalg::LinalgOp> ops,
-                            const ReductionCombiner &combiner, Value filled) {
+                            const ReductionCombiner &combiner, Value filled,
+                            ArrayRef<linalg::LinalgOp> tail) {
     linalg::LinalgOp op = ops.front();
     Location loc = op.getLoc();
     // The iteration space, linearized.
@@ -304,6 +358,8 @@ struct AmpGpuScalarKernelsPass
       combiner.combineIntoOutput(
           b, loc, op, {},
           foldShare(tid, index(kReductionThreads), tid, Value()), filled);
+      for (linalg::LinalgOp scalar : tail)
+        buildScalarOp(b, scalar);
       return;
     }
     // Grid-wide: block k's thread t folds k * 1024 + t, then every
@@ -333,6 +389,8 @@ struct AmpGpuScalarKernelsPass
       combiner.combineIntoOutput(
           b, loc, op, {}, foldShare(tid, index(kPartialThreads), tid, partials),
           filled);
+      for (linalg::LinalgOp scalar : tail)
+        buildScalarOp(b, scalar);
     }
     memref::DeallocOp::create(b, loc, partials);
   }

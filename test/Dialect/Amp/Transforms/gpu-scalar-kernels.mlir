@@ -503,3 +503,122 @@ func.func @two_elements(%x: memref<64xf32>, %y: memref<32xf32>, %out: memref<2xf
   }
   return
 }
+
+// -----
+
+// Ops without loops right after a kernel (only ops without memory effects
+// or allocations between) run at its end on thread 0: a loss's mean and
+// its gradient's seed join the kernel of the loss's sum, after the block's
+// gpu.all_reduce and the combine into the sum; after a grid-wide
+// reduction, the second launch's thread 0 runs them. A store ends the
+// tail; the ops without loops after it share a one-thread kernel, which
+// does not take a fill that a later reduction absorbs.
+// CHECK-LABEL: func @tails
+// CHECK-SAME: (%[[X:.*]]: memref<1024x16xf32>, %[[SCALE:.*]]: memref<f32>, %[[SUM:.*]]: memref<f32>, %[[SEED:.*]]: memref<f32>, %[[BIG:.*]]: memref<100000xf32>, %[[BIGSUM:.*]]: memref<f32>, %[[FLAG:.*]]: memref<i1>, %[[Y:.*]]: memref<64xi1>)
+// CHECK: %[[MEAN:.*]] = memref.alloc() : memref<f32>
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1024
+// CHECK:   gpu.all_reduce add
+// CHECK:   scf.if
+// CHECK:     memref.store {{.*}}, %[[SUM]][]
+// CHECK:     %[[S:.*]] = memref.load %[[SUM]][]
+// CHECK:     %[[M:.*]] = arith.mulf %[[S]]
+// CHECK:     memref.store %[[M]], %[[MEAN]][]
+// CHECK:     %[[SC:.*]] = memref.load %[[SCALE]][]
+// CHECK:     %[[SD:.*]] = arith.mulf %[[SC]]
+// CHECK:     memref.store %[[SD]], %[[SEED]][]
+// CHECK:   }
+// CHECK:   gpu.terminator
+// CHECK: memref.store %{{.*}}, %[[BIG]]
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %c1{{(_[0-9]+)?}})
+// CHECK:   memref.store {{.*}}, %[[SEED]][]
+// CHECK:   memref.store {{.*}}, %[[SEED]][]
+// CHECK:   gpu.terminator
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1024
+// CHECK:   gpu.all_reduce add
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
+// CHECK:   gpu.all_reduce add
+// CHECK:   scf.if
+// CHECK:     memref.store {{.*}}, %[[BIGSUM]][]
+// CHECK:     memref.load %[[BIGSUM]][]
+// CHECK:     memref.store {{.*}}, %[[MEAN]][]
+// CHECK:   }
+// CHECK:   gpu.terminator
+// CHECK: memref.dealloc
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1024
+// CHECK:   gpu.all_reduce or
+// CHECK:   scf.if
+// CHECK-NEXT: %[[F:.*]] = arith.ori %false
+// CHECK-NEXT: memref.store %[[F]], %[[FLAG]][]
+// CHECK-NEXT: }
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.
+#id2t = affine_map<(d0, d1) -> (d0, d1)>
+#to0d2t = affine_map<(d0, d1) -> ()>
+#id1t = affine_map<(d0) -> (d0)>
+#to0d1t = affine_map<(d0) -> ()>
+#s = affine_map<() -> ()>
+func.func @tails(%x: memref<1024x16xf32>, %scale: memref<f32>, %sum: memref<f32>,
+                 %seed: memref<f32>, %big: memref<100000xf32>, %bigsum: memref<f32>,
+                 %flag: memref<i1>, %y: memref<64xi1>) {
+  %zero = arith.constant 0.0 : f32
+  %inv = arith.constant 9.765625e-04 : f32
+  linalg.fill ins(%zero : f32) outs(%sum : memref<f32>)
+  linalg.generic {indexing_maps = [#id2t, #to0d2t], iterator_types = ["reduction", "reduction"]}
+      ins(%x : memref<1024x16xf32>) outs(%sum : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  %mean = memref.alloc() : memref<f32>
+  linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%sum : memref<f32>) outs(%mean : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%scale : memref<f32>) outs(%seed : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  }
+  // A store ends the tail.
+  %c0 = arith.constant 0 : index
+  memref.store %zero, %big[%c0] : memref<100000xf32>
+  linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%scale : memref<f32>) outs(%seed : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.addf %in, %out : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%scale : memref<f32>) outs(%seed : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %out : f32
+    linalg.yield %m : f32
+  }
+  // Grid-wide, then a tail in its second launch.
+  linalg.generic {indexing_maps = [#id1t, #to0d1t], iterator_types = ["reduction"]}
+      ins(%big : memref<100000xf32>) outs(%bigsum : memref<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %acc, %in : f32
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%bigsum : memref<f32>) outs(%mean : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %inv : f32
+    linalg.yield %m : f32
+  }
+  // A 0-d fill the next reduction absorbs: not the tail's.
+  %false = arith.constant false
+  linalg.fill ins(%false : i1) outs(%flag : memref<i1>)
+  linalg.generic {indexing_maps = [#id1t, #to0d1t], iterator_types = ["reduction"]}
+      ins(%y : memref<64xi1>) outs(%flag : memref<i1>) {
+  ^bb0(%in: i1, %acc: i1):
+    %o = arith.ori %acc, %in : i1
+    linalg.yield %o : i1
+  }
+  memref.dealloc %mean : memref<f32>
+  return
+}

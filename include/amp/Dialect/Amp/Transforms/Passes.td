@@ -601,6 +601,18 @@ def AmpGpuScalarKernels : Pass<"amp-gpu-scalar-kernels", "func::FuncOp"> {
     one launch instead of one per gradient. Different outputs or elements,
     combiners, an op with memory effects between, or a grid-wide reduction
     end a run.
+
+    Ops without loops right after a kernel of this pass, each after the
+    last in its block with only ops without memory effects or that only
+    allocate (`memref.alloc`) in between, run at the end of that kernel:
+    after a reduction, on thread 0 once it has combined the result into the
+    output (after the block's `gpu.all_reduce`, which every thread reaches
+    only once it has read its share, so nothing they write is read by
+    another thread); after ops without loops, in the same thread. The
+    kernel is built where the last of them was. A training step's loss mean
+    and the seed of its gradient (the loss scale over the batch size) join
+    the kernel of the loss's sum this way: two launches fewer. A fill that
+    a later reduction absorbs does not join.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
