@@ -159,8 +159,9 @@ SmallVector<Value> mlir::amp::inlineBody(OpBuilder &b, Location loc,
     }
     b.clone(inner, mapping);
   }
-  return llvm::map_to_vector(body->getTerminator()->getOperands(),
-                             [&](Value v) { return mapping.lookup(v); });
+  return llvm::map_to_vector(
+      body->getTerminator()->getOperands(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
 /// The gpu.all_reduce operation of a combiner op, if it has one.

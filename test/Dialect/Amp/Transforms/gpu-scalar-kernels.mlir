@@ -622,3 +622,30 @@ func.func @tails(%x: memref<1024x16xf32>, %scale: memref<f32>, %sum: memref<f32>
   memref.dealloc %mean : memref<f32>
   return
 }
+
+// -----
+
+// Bodies that yield a value from outside them (a 0-d fill written as a
+// linalg.generic): the kernel stores that value.
+// CHECK-LABEL: func @yield_from_above
+// CHECK-SAME: (%[[A:.*]]: memref<f32>, %[[B:.*]]: memref<f32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: gpu.launch
+// CHECK:   memref.store %[[ZERO]], %[[A]][]
+// CHECK:   memref.store %[[ONE]], %[[B]][]
+// CHECK:   gpu.terminator
+// CHECK-NOT: gpu.launch
+func.func @yield_from_above(%a: memref<f32>, %b: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [affine_map<() -> ()>], iterator_types = []} outs(%a : memref<f32>) {
+  ^bb0(%out: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<() -> ()>], iterator_types = []} outs(%b : memref<f32>) {
+  ^bb0(%out: f32):
+    linalg.yield %one : f32
+  }
+  return
+}
