@@ -14,9 +14,15 @@
 // RUN: cat %t.layout/f16*.ptx | FileCheck %s --check-prefix=ACC-IN-REGISTERS
 // RUN: cat %t.layout/bf16*.ptx | FileCheck %s --check-prefix=ACC-IN-REGISTERS
 // RUN: amp-opt %s --amp-cuda-pipeline="format=isa chip=sm_80" -o %t.sm80.mlir
+// The other real models compile too (their 0-d fills, depthwise and
+// grouped convolutions, hard swish and squeeze-excitation blocks):
+// RUN: amp-opt %models/mobilenet_v2.mlir --amp-cuda-pipeline=format=isa | FileCheck %s --check-prefix=MODEL
+// RUN: amp-opt %models/efficientnet_b0.mlir --amp-cuda-pipeline=format=isa | FileCheck %s --check-prefix=MODEL
 // RUN: %python %amp_src_root/utils/extract_ptx.py %t.sm80.mlir %t.sm80 --ptxas %ptxas --arch sm_80 | FileCheck %s --check-prefix=LAYER
 
 // RESNET-COUNT-60: ptxas -arch=sm_90: ok
+// MODEL: llvm.func @forward(
+// MODEL: gpu.binary @forward__amp_managed_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx{{[0-9]+}}">, {{.*}}assembly = "
 // LAYER-COUNT-3: ptxas -arch={{sm_[89]0}}: ok
 
 // LAYOUT: ptxas -arch=sm_90: ok
