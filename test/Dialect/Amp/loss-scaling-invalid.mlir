@@ -83,6 +83,27 @@ func.func @yield_mismatch(%w: tensor<4xf32>, %inf: i1) {
 
 // -----
 
+// An empty block (generic form): an error, not a read past the block.
+func.func @empty_region(%inf: i1) {
+  // expected-error @+1 {{'amp.step_if_finite' op region must end with amp.yield}}
+  "amp.step_if_finite"(%inf) ({
+  ^bb0:
+  }) : (i1) -> ()
+  return
+}
+
+// -----
+
+func.func @missing_yield(%w: tensor<4xf32>, %inf: i1) {
+  // expected-error @+1 {{'amp.step_if_finite' op region must end with amp.yield}}
+  "amp.step_if_finite"(%inf) ({
+    %c = arith.constant 0 : index
+  }) : (i1) -> ()
+  return
+}
+
+// -----
+
 func.func @yield_outside(%w: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op to be one of 'amp.autocast, amp.step_if_finite'}}
   amp.yield %w : tensor<4xf32>

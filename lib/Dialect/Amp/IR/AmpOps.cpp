@@ -342,7 +342,9 @@ LogicalResult StepIfFiniteOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != 0)
     return emitOpError("region must not have arguments");
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  // Not getTerminator(): the block may be empty (the verifier of the
+  // region's terminator runs after this one).
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
     return emitOpError("region must end with amp.yield");
   if (yield.getOperandTypes() != getKeep().getTypes())

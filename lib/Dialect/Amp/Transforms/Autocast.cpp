@@ -1253,14 +1253,15 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
   }
 
   /// Erases the casts, constants, fills and empty tensors that retyping left
-  /// without users, and the helpers that only they used.
-  /// Erased casts leave `insertedCasts`.
+  /// without users, and the helpers that only they used. A fill of a buffer
+  /// (no result: it writes memory) is not a helper. Erased casts leave
+  /// `insertedCasts`.
   static void eraseDeadHelpers(ModuleOp module,
                                DenseSet<Operation *> &insertedCasts) {
     auto isDeadHelper = [](Operation *op) {
       return isa<CastOp, arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp,
                  linalg::FillOp>(op) &&
-             op->use_empty();
+             op->getNumResults() != 0 && op->use_empty();
     };
     SmallVector<Operation *> worklist;
     DenseSet<Operation *> queued;

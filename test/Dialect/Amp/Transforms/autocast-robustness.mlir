@@ -145,3 +145,16 @@ func.func @fill_as_input_and_init() -> tensor<3x3xf32> {
   }
   return %r : tensor<3x3xf32>
 }
+
+// -----
+
+// A fill of a buffer writes memory: it is not a dead helper (the pass
+// erased it, and every linalg.fill on a memref of the module with it).
+// CHECK-LABEL: func @buffer_fill
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[Z]] : f32) outs(%arg0 : memref<4xf32>)
+func.func @buffer_fill(%buf: memref<4xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.fill ins(%z : f32) outs(%buf : memref<4xf32>)
+  return
+}
