@@ -75,7 +75,9 @@ bool isConditionalFree(Operation *op) {
 }
 
 /// The queued variant of `call`'s callee (`amp.queued_variant`), declared
-/// in the module like the callee when it is not yet; null if it has none.
+/// in the module like the callee when it is not yet; null if it has none,
+/// or (with a warning: the call then waits) if its name is another symbol
+/// than a function of the callee's type.
 func::FuncOp queuedVariant(func::CallOp call) {
   auto module = call->getParentOfType<ModuleOp>();
   auto callee = module ? module.lookupSymbol<func::FuncOp>(call.getCallee())
@@ -85,10 +87,15 @@ func::FuncOp queuedVariant(func::CallOp call) {
                      : FlatSymbolRefAttr();
   if (!name)
     return {};
-  if (auto variant = module.lookupSymbol<func::FuncOp>(name.getAttr()))
-    return variant.getFunctionType() == callee.getFunctionType()
-               ? variant
-               : func::FuncOp();
+  if (Operation *existing = module.lookupSymbol(name.getAttr())) {
+    auto variant = dyn_cast<func::FuncOp>(existing);
+    if (variant && variant.getFunctionType() == callee.getFunctionType())
+      return variant;
+    call.emitWarning("amp-gpu-async-launches: the queued variant ")
+        << name << " of @" << callee.getName()
+        << " is not a function of its type; this call waits for the device";
+    return {};
+  }
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto variant = cast<func::FuncOp>(b.clone(*callee));
   variant.setName(name.getValue());

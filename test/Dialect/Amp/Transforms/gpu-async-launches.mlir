@@ -1,4 +1,4 @@
-// RUN: amp-opt %s -split-input-file --amp-gpu-async-launches | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-gpu-async-launches -verify-diagnostics | FileCheck %s
 
 // Launches, and the waited-for copies and frees of amp-gpu-managed-memory,
 // queue on one stream; allocations and ops without memory effects do not
@@ -204,5 +204,35 @@ module attributes {gpu.container_module} {
     call @mine(%a, %a, %c) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
     %v = memref.load %c[%c0, %c0] : memref<?x?xf32>
     return %v : f32
+  }
+}
+
+// -----
+
+// A queued variant's name that is another symbol, or a function of another
+// type: the call stays as it is and the host waits before it (a warning
+// says so); no function is declared over the other symbol.
+// CHECK-LABEL: func @variant_clash
+// CHECK: gpu.launch_func async
+// CHECK-NEXT: gpu.wait [
+// CHECK-NEXT: call @gemm_a(
+// CHECK-NEXT: call @gemm_b(
+// CHECK-NOT: func.func private @clash
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<?x?xf32>) kernel { gpu.return }
+  }
+  memref.global "private" @clash : memref<f32>
+  func.func private @other(memref<?x?xf32>)
+  func.func private @gemm_a(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {amp.queued_variant = @clash}
+  func.func private @gemm_b(memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) attributes {amp.queued_variant = @other}
+  func.func @variant_clash(%a: memref<?x?xf32>, %c: memref<?x?xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<?x?xf32>)
+    // expected-warning @below {{amp-gpu-async-launches: the queued variant @clash of @gemm_a is not a function of its type; this call waits for the device}}
+    call @gemm_a(%a, %a, %c) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+    // expected-warning @below {{amp-gpu-async-launches: the queued variant @other of @gemm_b is not a function of its type; this call waits for the device}}
+    call @gemm_b(%a, %a, %c) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+    return
   }
 }
