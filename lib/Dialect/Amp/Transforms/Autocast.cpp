@@ -88,11 +88,36 @@ SmallVector<Block *> getBlocksInDominanceOrder(Region &region) {
   return llvm::to_vector(getBlocksSortedByDominance(region));
 }
 
+/// Whether `name` is one of `Ops`.
+template <typename... Ops> bool isOneOf(OperationName name) {
+  return ((name.getTypeID() == TypeID::get<Ops>()) || ...);
+}
+
 /// Ops whose regions belong to the enclosing autocast region: their bodies
 /// are processed op by op, their region arguments and results keep types.
-bool isStructural(Operation *op) {
-  return isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::ExecuteRegionOp,
-             scf::IndexSwitchOp>(op);
+bool isStructural(OperationName name) {
+  return isOneOf<scf::ForOp, scf::WhileOp, scf::IfOp, scf::ExecuteRegionOp,
+                 scf::IndexSwitchOp>(name);
+}
+bool isStructural(Operation *op) { return isStructural(op->getName()); }
+
+/// Why the cast policy never decides ops named `name` (so that a policy
+/// option naming them has no effect), or nothing: terminators, control flow
+/// whose bodies autocast processes, functions and modules, constants
+/// (converted where their users need), autocast regions.
+std::optional<StringRef> whyNeverDecided(OperationName name) {
+  if (name.hasTrait<OpTrait::IsTerminator>())
+    return StringRef("a terminator");
+  if (isStructural(name))
+    return StringRef("control flow whose body autocast processes op by op");
+  if (name.hasTrait<OpTrait::SymbolTable>() ||
+      name.hasInterface<FunctionOpInterface>())
+    return StringRef("a module or function");
+  if (isOneOf<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(name))
+    return StringRef("a constant, converted where its users need it");
+  if (isOneOf<AutocastOp, CastOp>(name))
+    return StringRef("an amp op");
+  return std::nullopt;
 }
 
 /// Zero points and pad constants of tosa ops (one-element tensors): they
@@ -1190,12 +1215,19 @@ struct AmpAutocastPass : public amp::impl::AmpAutocastBase<AmpAutocastPass> {
     }
     for (auto &entry : overrides) {
       StringRef name = entry.getKey();
-      if (!RegisteredOperationName::lookup(name, ctx)) {
+      std::optional<RegisteredOperationName> op =
+          RegisteredOperationName::lookup(name, ctx);
+      if (!op) {
         emitError(module.getLoc())
             << "amp-autocast: policy option names unknown op '" << name
             << "' (options name ops as dialect.op, e.g. linalg.matmul)";
         return signalPassFailure();
       }
+      if (std::optional<StringRef> why = whyNeverDecided(*op))
+        emitWarning(module.getLoc())
+            << "amp-autocast: policy option names '" << name << "' (" << *why
+            << "), which the cast policy never decides; the option has no "
+               "effect";
     }
 
     // Outermost scopes first; the scopes nested in one are collected only

@@ -40,7 +40,10 @@ def AmpAutocast : Pass<"amp-autocast", "ModuleOp"> {
     value (docs/Autocast.md).
 
     Errors: a policy option naming an unknown op. Warnings: an op the policy
-    puts in low precision that cannot be retyped (it stays f32).
+    puts in low precision that cannot be retyped (it stays f32); a policy
+    option naming an op the policy never decides (a terminator, `scf`
+    control flow, a function or module, a constant, an amp op), which has
+    no effect.
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"graph\"",
