@@ -49,8 +49,9 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
   pm.addNestedPass<func::FuncOp>(createAmpDecomposeAggregatedOps());
   pm.addPass(createCanonicalizerPass());
 
-  // 2. To linalg on tensors (tosa.const to arith.constant: the upstream
-  // tosa-to-linalg pipeline leaves it), then elementwise fusion (which
+  // 2. To linalg on tensors (tosa-to-tensor: reshape, slice, concat and
+  // pad, which the upstream tosa-to-linalg pipeline leaves; tosa-to-arith:
+  // tosa.const to arith.constant), then elementwise fusion (which
   // folds loss scaling's unscaled gradients, moved into the optimizer
   // update's branch by amp-lower-loss-scaling, into the update), and the
   // fusions of producers with other uses too (the momentum and weight
@@ -58,12 +59,12 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
   TosaToLinalgOptions tosaOptions;
   tosaOptions.aggressiveReduceConstant = true;
   tosa::addTosaToLinalgPasses(pm, tosaOptions);
-  if (failed(
-          addPassList(pm,
-                      "func.func(tosa-to-arith,convert-elementwise-to-linalg,"
-                      "linalg-fuse-elementwise-ops,"
-                      "amp-fuse-multi-use-elementwise,canonicalize,cse)",
-                      errorMessage)))
+  if (failed(addPassList(pm,
+                         "func.func(tosa-to-tensor,tosa-to-arith,convert-"
+                         "elementwise-to-linalg,"
+                         "linalg-fuse-elementwise-ops,"
+                         "amp-fuse-multi-use-elementwise,canonicalize,cse)",
+                         errorMessage)))
     return failure();
 
   return success();
