@@ -228,12 +228,76 @@ void fixConversion(Operation *op) {
   op->erase();
 }
 
+/// `v` (a scalar float) converted to `to`: extf where that is exact,
+/// truncf where `to` is narrower, and through f32 between types of one width
+/// (bf16 and f16); the input of an extf from `to` (exact both ways).
+Value convertScalarFloat(OpBuilder &b, Location loc, Value v, FloatType to) {
+  auto from = cast<FloatType>(v.getType());
+  if (from == to)
+    return v;
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>();
+      ext && ext.getIn().getType() == to)
+    return ext.getIn();
+  if (isExactFloatConversion(from, to))
+    return arith::ExtFOp::create(b, loc, to, v);
+  if (to.getWidth() < from.getWidth())
+    return arith::TruncFOp::create(b, loc, to, v);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  return convertScalarFloat(b, loc, wide, to);
+}
+
+/// Keeps a conversion the user wrote in a payload (an explicit rounding,
+/// e.g. `arith.truncf` to bf16 and `arith.extf` back: "keep" in the cast
+/// policy, as an explicit `.to(dtype)` in a PyTorch autocast region) once
+/// the ops around it compute in `type`: its operand, of `type` now, goes
+/// back to `source`, the type the user converted from; its result keeps its
+/// type; its users get the result converted to `type` (when they were
+/// retyped: an autocast float type). Retyped like the other ops, it would
+/// convert `type` to `type` and vanish, and the rounding with it.
+void keepExplicitConversion(Operation *op, FloatType source, FloatType type) {
+  Location loc = op->getLoc();
+  OpBuilder b(op);
+  Value operand = op->getOperand(0);
+  if (isa<FloatType>(operand.getType())) {
+    op->setOperand(0, convertScalarFloat(b, loc, operand, source));
+    // The widening of an earlier kept conversion that this one narrows
+    // again (a round trip the user wrote) may have no use left.
+    if (Operation *def = operand.getDefiningOp();
+        def && def->use_empty() && isa<arith::ExtFOp>(def))
+      def->erase();
+  }
+  Value result = op->getResult(0);
+  auto resultType = dyn_cast<FloatType>(result.getType());
+  if (!resultType || !isAutocastFloat(resultType))
+    return;
+  SmallVector<OpOperand *> uses = llvm::map_to_vector(
+      result.getUses(), [](OpOperand &use) { return &use; });
+  b.setInsertionPointAfter(op);
+  Value converted = convertScalarFloat(b, loc, result, type);
+  for (OpOperand *use : uses)
+    use->set(converted);
+}
+
+/// The conversions the user wrote in a payload, with the type each converts
+/// from (read before the block arguments are retyped).
+DenseMap<Operation *, FloatType> getExplicitConversions(Block &body) {
+  DenseMap<Operation *, FloatType> conversions;
+  for (Operation &op : body.without_terminator())
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+      if (auto source = dyn_cast<FloatType>(op.getOperand(0).getType()))
+        conversions[&op] = source;
+  return conversions;
+}
+
 /// Retypes the ops of a user-written payload (linalg.generic/map/reduce) to
 /// `type`: block arguments of another float type are converted at the top of
 /// the block, captured float values go through `castTo`, constants and
-/// results are retyped. Fails when a constant does not fit in `type`.
-LogicalResult retypePayload(Operation *owner, Block &body, FloatType type,
-                            CastFn castTo) {
+/// results are retyped, and the user's own conversions
+/// (`explicitConversions`, getExplicitConversions') are kept
+/// (keepExplicitConversion). Fails when a constant does not fit in `type`.
+LogicalResult
+retypePayload(Operation *owner, Block &body, FloatType type, CastFn castTo,
+              const DenseMap<Operation *, FloatType> &explicitConversions) {
   OpBuilder b(owner->getContext());
   b.setInsertionPointToStart(&body);
   for (BlockArgument arg : body.getArguments()) {
@@ -255,6 +319,10 @@ LogicalResult retypePayload(Operation *owner, Block &body, FloatType type,
           owner->isAncestor(v.getParentRegion()->getParentOp()))
         continue;
       operand.set(castTo(v, type, owner));
+    }
+    if (FloatType source = explicitConversions.lookup(&op)) {
+      keepExplicitConversion(&op, source, type);
+      continue;
     }
     if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
       auto attr = dyn_cast<FloatAttr>(cst.getValue());
@@ -401,6 +469,8 @@ Operation *mlir::amp::rebuildStructuredOp(OpBuilder &b, linalg::LinalgOp op,
 
   Block *body = newLinalg.getBlock();
   {
+    DenseMap<Operation *, FloatType> explicitConversions =
+        getExplicitConversions(*body);
     // User payload: block arguments follow their operands.
     for (OpOperand &operand : newOp->getOpOperands()) {
       BlockArgument arg = newLinalg.getMatchingBlockArgument(&operand);
@@ -408,7 +478,8 @@ Operation *mlir::amp::rebuildStructuredOp(OpBuilder &b, linalg::LinalgOp op,
         arg.setType(getElementTypeOrSelf(operand.get().getType()));
     }
     b.setInsertionPoint(newOp);
-    if (failed(retypePayload(newOp, *body, payloadType, castTo))) {
+    if (failed(retypePayload(newOp, *body, payloadType, castTo,
+                             explicitConversions))) {
       newOp->erase();
       return nullptr;
     }

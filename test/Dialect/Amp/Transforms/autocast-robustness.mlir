@@ -158,3 +158,29 @@ func.func @buffer_fill(%buf: memref<4xf32>) {
   linalg.fill ins(%z : f32) outs(%buf : memref<4xf32>)
   return
 }
+
+// -----
+
+// Roundings the user wrote in a payload stay (explicit conversions are
+// "keep"): retyped with the payload, the round trip through bf16 would
+// convert f32 to f32 and vanish. Under cuda the payload computes in f32
+// (its input is f32): x rounded to bf16 and back, then doubled.
+// CHECK-LABEL: func @explicit_rounding_in_payload
+// CHECK: linalg.generic
+// CHECK: %[[T:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[E:.*]] = arith.extf %[[T]] : bf16 to f32
+// CHECK: arith.addf %[[E]], %[[E]] : f32
+#map1 = affine_map<(d0) -> (d0)>
+func.func @explicit_rounding_in_payload(%x: tensor<8xf32>) -> tensor<8xf32>
+    attributes {amp.autocast = #amp.autocast<device_type = cuda>} {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %t = arith.truncf %i : f32 to bf16
+    %u = arith.extf %t : bf16 to f32
+    %d = arith.addf %u, %u : f32
+    linalg.yield %d : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
