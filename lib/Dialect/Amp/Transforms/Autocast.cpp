@@ -324,18 +324,37 @@ public:
         lowSeeds.push_back(i);
     flood(lowSeeds, Direction::backward, paintBack);
 
-    // 4. Clear ops next to a low op, either way, move data in low precision.
+    // 4. Clear ops next to a low op move data in low precision: after it
+    //    (its data is low already), and before it where every user of the
+    //    clear op is low and the region does not return it (otherwise the
+    //    f32 users and the result would read rounded data, and a cast after
+    //    the clear op is as few casts).
     SmallVector<unsigned> low;
     for (unsigned i = 0; i < n; ++i)
       if (colour[i] == Paint::low)
         low.push_back(i);
-    auto paintClear = [&](unsigned j) {
+    auto paintClearAfter = [&](unsigned j) {
       if (!is(j, CC::clear) || colour[j] != Paint::none)
         return false;
       colour[j] = Paint::low;
       return true;
     };
-    flood(low, Direction::both, paintClear);
+    flood(low, Direction::forward, paintClearAfter);
+    low.clear();
+    for (unsigned i = 0; i < n; ++i)
+      if (colour[i] == Paint::low)
+        low.push_back(i);
+    DenseSet<unsigned> returned(sinkPreds.begin(), sinkPreds.end());
+    auto paintClearBefore = [&](unsigned j) {
+      if (!is(j, CC::clear) || colour[j] != Paint::none ||
+          returned.contains(j) ||
+          !llvm::all_of(neighbours(succBegin, succList, j),
+                        [&](unsigned s) { return colour[s] == Paint::low; }))
+        return false;
+      colour[j] = Paint::low;
+      return true;
+    };
+    flood(low, Direction::backward, paintClearBefore);
     return colour;
   }
 

@@ -106,3 +106,36 @@ func.func @f64_and_int(%x: tensor<4x4xf64>, %i: tensor<4xi32>, %f: tensor<4x4xf3
   }
   return %r#0, %r#1, %r#2 : tensor<4x4xf64>, tensor<4xi32>, tensor<4x4xf32>
 }
+
+// -----
+
+// A clear op before a lower op moves low data only where all its users are
+// low and the region does not return it: %t (a transpose of f32 input) also
+// feeds an fp32 op and is returned, so it stays f32 and is cast after it
+// for the matmul (one cast; log and the result read unrounded data); %u
+// feeds the matmul only and moves low data (the cast is before it).
+// CHECK-LABEL: func @clear_before_lower
+// CHECK-SAME: (%[[X:.*]]: tensor<8x6xf32>, %[[W:.*]]: tensor<6x8xf32>)
+// GRAPH: %[[WL:.*]] = amp.cast %[[W]] : tensor<6x8xf32> to tensor<6x8x[[LOW]]>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<8x6xf32>) {{.*}} {amp.compute_type = f32}
+// CHECK: %[[TL:.*]] = amp.cast %[[T]] : tensor<6x8xf32> to tensor<6x8x[[LOW]]>
+// GRAPH: %[[U:.*]] = linalg.transpose ins(%[[WL]] : tensor<6x8x[[LOW]]>) {{.*}} {amp.compute_type = [[LOW]]}
+// EAGER: %[[UF:.*]] = linalg.transpose ins(%[[W]] : tensor<6x8xf32>) {{.*}} {amp.compute_type = f32}
+// EAGER: %[[U:.*]] = amp.cast %[[UF]] : tensor<8x6xf32> to tensor<8x6x[[LOW]]>
+// CHECK: linalg.matmul {amp.compute_type = [[LOW]]} ins(%[[TL]], %[[U]] : tensor<6x8x[[LOW]]>, tensor<8x6x[[LOW]]>)
+// CHECK: %[[LOG:.*]] = linalg.log {amp.compute_type = f32} ins(%[[T]] : tensor<6x8xf32>)
+// CHECK: return %{{.*}}, %[[LOG]], %[[T]]
+func.func @clear_before_lower(%x: tensor<8x6xf32>, %w: tensor<6x8xf32>)
+    -> (tensor<6x6xf32>, tensor<6x8xf32>, tensor<6x8xf32>)
+    attributes {amp.autocast = #amp.autocast<device_type = DEVICE>} {
+  %z = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<6x8xf32>
+  %t = linalg.transpose ins(%x : tensor<8x6xf32>) outs(%et : tensor<6x8xf32>) permutation = [1, 0]
+  %eu = tensor.empty() : tensor<8x6xf32>
+  %u = linalg.transpose ins(%w : tensor<6x8xf32>) outs(%eu : tensor<8x6xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<6x6xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %m = linalg.matmul ins(%t, %u : tensor<6x8xf32>, tensor<8x6xf32>) outs(%f : tensor<6x6xf32>) -> tensor<6x6xf32>
+  %l = linalg.log ins(%t : tensor<6x8xf32>) outs(%et : tensor<6x8xf32>) -> tensor<6x8xf32>
+  return %m, %l, %t : tensor<6x6xf32>, tensor<6x8xf32>, tensor<6x8xf32>
+}
