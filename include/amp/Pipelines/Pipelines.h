@@ -72,6 +72,7 @@ LogicalResult checkAutocastMode(llvm::StringRef pipeline, llvm::StringRef mode,
 /// The device-independent start of the pipelines: amp-autocast (when
 /// `autocast`, in `mode`), amp-fp32-accumulation, amp-lower-cast,
 /// amp-lower-loss-scaling, amp-decompose-aggregated-ops, tosa -> linalg,
+/// tosa-to-tensor (reshape, slice, concat, pad),
 /// tosa-to-arith, convert-elementwise-to-linalg, elementwise fusion.
 LogicalResult addAmpFrontEnd(OpPassManager &pm, bool autocast,
                              llvm::StringRef mode, std::string &errorMessage);
