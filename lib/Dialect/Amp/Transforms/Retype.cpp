@@ -313,16 +313,18 @@ retypePayload(Operation *owner, Block &body, FloatType type, CastFn castTo,
   }
 
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+    // Before the captured values are cast: an explicit conversion of one
+    // converts it as written (cast to `type` first, it would round twice).
+    if (FloatType source = explicitConversions.lookup(&op)) {
+      keepExplicitConversion(&op, source, type);
+      continue;
+    }
     for (OpOperand &operand : op.getOpOperands()) {
       Value v = operand.get();
       if (!needsRetype(v, type) ||
           owner->isAncestor(v.getParentRegion()->getParentOp()))
         continue;
       operand.set(castTo(v, type, owner));
-    }
-    if (FloatType source = explicitConversions.lookup(&op)) {
-      keepExplicitConversion(&op, source, type);
-      continue;
     }
     if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
       auto attr = dyn_cast<FloatAttr>(cst.getValue());
