@@ -257,6 +257,14 @@ public:
         if (Operation *def = v.getDefiningOp())
           if (auto it = index.find(def); it != index.end())
             sinkPreds.push_back(it->second);
+    // Ops whose results reach an op outside the graph: the region's
+    // terminator, an scf.yield or scf.for init (the value leaves through
+    // the loop's or the branch's results), an op of another region.
+    escapes.assign(ops.size(), false);
+    for (auto [i, op] : llvm::enumerate(ops))
+      escapes[i] = llvm::any_of(op->getUsers(), [&](Operation *user) {
+        return !index.contains(user);
+      });
   }
 
   SmallVector<Paint> paint() {
@@ -326,9 +334,10 @@ public:
 
     // 4. Clear ops next to a low op move data in low precision: after it
     //    (its data is low already), and before it where every user of the
-    //    clear op is low and the region does not return it (otherwise the
-    //    f32 users and the result would read rounded data, and a cast after
-    //    the clear op is as few casts).
+    //    clear op is low and its value does not leave the graph (otherwise
+    //    the f32 users, the region's results, a branch's or loop's results
+    //    would read rounded data; a cast after the clear op serves the low
+    //    users).
     SmallVector<unsigned> low;
     for (unsigned i = 0; i < n; ++i)
       if (colour[i] == Paint::low)
@@ -344,10 +353,8 @@ public:
     for (unsigned i = 0; i < n; ++i)
       if (colour[i] == Paint::low)
         low.push_back(i);
-    DenseSet<unsigned> returned(sinkPreds.begin(), sinkPreds.end());
     auto paintClearBefore = [&](unsigned j) {
-      if (!is(j, CC::clear) || colour[j] != Paint::none ||
-          returned.contains(j) ||
+      if (!is(j, CC::clear) || colour[j] != Paint::none || escapes[j] ||
           !llvm::all_of(neighbours(succBegin, succList, j),
                         [&](unsigned s) { return colour[s] == Paint::low; }))
         return false;
@@ -420,6 +427,9 @@ private:
   ArrayRef<CastCategory> categories;
   SmallVector<unsigned> succBegin, succList, predBegin, predList;
   SmallVector<unsigned> sinkPreds;
+  /// Whether each op's results are used outside the graph (see the
+  /// constructor).
+  SmallVector<bool> escapes;
 };
 
 //===----------------------------------------------------------------------===//

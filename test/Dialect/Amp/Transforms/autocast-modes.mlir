@@ -139,3 +139,46 @@ func.func @clear_before_lower(%x: tensor<8x6xf32>, %w: tensor<6x8xf32>)
   %l = linalg.log ins(%t : tensor<6x8xf32>) outs(%et : tensor<6x8xf32>) -> tensor<6x8xf32>
   return %m, %l, %t : tensor<6x6xf32>, tensor<6x8xf32>, tensor<6x8xf32>
 }
+
+// -----
+
+// The same through a branch's and a loop's results: %t, yielded by the
+// scf.if and carried by the scf.for, leaves the graph, so it stays f32
+// (painted low, the branch returned a rounded transpose, and the loop
+// rounded the carried value every iteration).
+// CHECK-LABEL: func @clear_through_branch
+// CHECK: %[[T:.*]] = linalg.transpose {{.*}} {amp.compute_type = f32}
+// CHECK: scf.if
+// CHECK: linalg.matmul {amp.compute_type = [[LOW]]}
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[T]] : tensor<2x2xf32>
+// CHECK: scf.for
+// CHECK: %[[C:.*]] = linalg.transpose {{.*}} {amp.compute_type = f32}
+// CHECK: linalg.matmul {amp.compute_type = [[LOW]]}
+// CHECK: scf.yield %[[C]], %{{.*}} : tensor<2x2xf32>, tensor<2x2x{{.*}}>
+func.func @clear_through_branch(%x: tensor<2x2xf32>, %p: i1, %n: index)
+    -> (tensor<2x2xf32>, tensor<2x2xf32>)
+    attributes {amp.autocast = #amp.autocast<device_type = DEVICE>} {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %et = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%x : tensor<2x2xf32>) outs(%et : tensor<2x2xf32>) permutation = [1, 0]
+  %r = scf.if %p -> tensor<2x2xf32> {
+    %e = tensor.empty() : tensor<2x2xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+    %m = linalg.matmul ins(%t, %t : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+    scf.yield %m : tensor<2x2xf32>
+  } else {
+    scf.yield %t : tensor<2x2xf32>
+  }
+  %l:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x, %acc = %x) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+    %ec = tensor.empty() : tensor<2x2xf32>
+    %c = linalg.transpose ins(%a : tensor<2x2xf32>) outs(%ec : tensor<2x2xf32>) permutation = [1, 0]
+    %e = tensor.empty() : tensor<2x2xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+    %m = linalg.matmul ins(%c, %c : tensor<2x2xf32>, tensor<2x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+    scf.yield %c, %m : tensor<2x2xf32>, tensor<2x2xf32>
+  }
+  return %r, %l#0 : tensor<2x2xf32>, tensor<2x2xf32>
+}
