@@ -133,15 +133,13 @@ struct AmpGpuScalarKernelsPass
       // it, and only ops without memory effects (or that only allocate)
       // lie in between.
       rewriter.setInsertionPoint(tail.empty() ? group.back() : tail.back());
-      if (kernel.combiner) {
+      auto all = llvm::concat<linalg::LinalgOp>(group, tail);
+      if (kernel.combiner)
         buildReductionKernel(rewriter, group, *kernel.combiner,
                              kernel.fill ? kernel.fill.value() : Value(), tail);
-      } else {
-        group.append(tail);
-        tail.clear();
-        buildScalarKernel(rewriter, group);
-      }
-      for (linalg::LinalgOp op : llvm::concat<linalg::LinalgOp>(group, tail))
+      else
+        buildScalarKernel(rewriter, llvm::to_vector(all));
+      for (linalg::LinalgOp op : all)
         rewriter.eraseOp(op);
       if (kernel.fill)
         rewriter.eraseOp(kernel.fill);
@@ -163,9 +161,18 @@ struct AmpGpuScalarKernelsPass
     if (next.combiner || absorbed.contains(next.op) ||
         next.op->getBlock() != previous->getBlock())
       return false;
-    for (Operation *op = previous->getNextNode(); op != next.op;
+    return onlyOpsBetween(previous, next.op, [](Operation *op) {
+      return isMemoryEffectFree(op) || onlyAllocates(op);
+    });
+  }
+
+  /// Whether `last` follows `first` in its block and every op between them
+  /// is `allowed`.
+  static bool onlyOpsBetween(Operation *first, Operation *last,
+                             function_ref<bool(Operation *)> allowed) {
+    for (Operation *op = first->getNextNode(); op != last;
          op = op->getNextNode())
-      if (!op || !(isMemoryEffectFree(op) || onlyAllocates(op)))
+      if (!op || !allowed(op))
         return false;
     return true;
   }
@@ -202,11 +209,8 @@ struct AmpGpuScalarKernelsPass
         other.type != combiner.type || other.neutral != combiner.neutral ||
         other.allReduce != combiner.allReduce)
       return false;
-    for (Operation *op = previous->getNextNode(); op != next.op;
-         op = op->getNextNode())
-      if (!isMemoryEffectFree(op))
-        return false;
-    return true;
+    return onlyOpsBetween(previous, next.op,
+                          [](Operation *op) { return isMemoryEffectFree(op); });
   }
 
   /// The indices of the one output element of the full reduction `op` (its

@@ -246,6 +246,16 @@ Value convertScalarFloat(OpBuilder &b, Location loc, Value v, FloatType to) {
   return convertScalarFloat(b, loc, wide, to);
 }
 
+/// Points every use of `v` at `v` converted to `to` (convertScalarFloat, at
+/// the builder's insertion point).
+void useConverted(OpBuilder &b, Location loc, Value v, FloatType to) {
+  SmallVector<OpOperand *> uses =
+      llvm::map_to_vector(v.getUses(), [](OpOperand &use) { return &use; });
+  Value converted = convertScalarFloat(b, loc, v, to);
+  for (OpOperand *use : uses)
+    use->set(converted);
+}
+
 /// Keeps a conversion the user wrote in a payload (an explicit rounding,
 /// e.g. `arith.truncf` to bf16 and `arith.extf` back: "keep" in the cast
 /// policy, as an explicit `.to(dtype)` in a PyTorch autocast region) once
@@ -270,12 +280,8 @@ void keepExplicitConversion(Operation *op, FloatType source, FloatType type) {
   auto resultType = dyn_cast<FloatType>(result.getType());
   if (!resultType || !isAutocastFloat(resultType))
     return;
-  SmallVector<OpOperand *> uses = llvm::map_to_vector(
-      result.getUses(), [](OpOperand &use) { return &use; });
   b.setInsertionPointAfter(op);
-  Value converted = convertScalarFloat(b, loc, result, type);
-  for (OpOperand *use : uses)
-    use->set(converted);
+  useConverted(b, loc, result, type);
 }
 
 /// The conversions the user wrote in a payload, with the type each converts
@@ -298,21 +304,19 @@ DenseMap<Operation *, FloatType> getExplicitConversions(Block &body) {
 LogicalResult
 retypePayload(Operation *owner, Block &body, FloatType type, CastFn castTo,
               const DenseMap<Operation *, FloatType> &explicitConversions) {
+  // The payload's own ops, not the conversions of its arguments made next.
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      body.without_terminator(), [](Operation &op) { return &op; });
   OpBuilder b(owner->getContext());
   b.setInsertionPointToStart(&body);
   for (BlockArgument arg : body.getArguments()) {
     if (!needsRetype(arg, type) || arg.use_empty())
       continue;
-    auto argType = getFloatElementType(arg.getType());
-    Value conv =
-        isExactFloatConversion(argType, type)
-            ? arith::ExtFOp::create(b, owner->getLoc(), type, arg).getResult()
-            : arith::TruncFOp::create(b, owner->getLoc(), type, arg)
-                  .getResult();
-    arg.replaceAllUsesExcept(conv, conv.getDefiningOp());
+    useConverted(b, owner->getLoc(), arg, type);
   }
 
-  for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+  for (Operation *payloadOp : ops) {
+    Operation &op = *payloadOp;
     // Before the captured values are cast: an explicit conversion of one
     // converts it as written (cast to `type` first, it would round twice).
     if (FloatType source = explicitConversions.lookup(&op)) {
@@ -495,12 +499,8 @@ Operation *mlir::amp::rebuildStructuredOp(OpBuilder &b, linalg::LinalgOp op,
       if (v.getType() == want || !isa<FloatType>(want) ||
           !isa<FloatType>(v.getType()))
         continue;
-      auto from = cast<FloatType>(v.getType());
-      auto to = cast<FloatType>(want);
       operand.set(
-          isExactFloatConversion(from, to)
-              ? arith::ExtFOp::create(yb, yield.getLoc(), to, v).getResult()
-              : arith::TruncFOp::create(yb, yield.getLoc(), to, v).getResult());
+          convertScalarFloat(yb, yield.getLoc(), v, cast<FloatType>(want)));
     }
   }
   if (failed(verifier.verify(newOp))) {
