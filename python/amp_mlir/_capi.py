@@ -5,6 +5,9 @@ BuiltinTypes.h, BuiltinAttributes.h, Diagnostics.h) and amp's (amp-c/Amp.h)
 are exported by one shared library built with the project. Its path comes
 from ``_config.py``, written by CMake into ``build/python_packages``; the
 environment variable ``AMP_MLIR_CAPI_LIBRARY`` overrides it.
+
+Layer: the C API binding, the lowest above :mod:`._config` (the library's
+path), which is all it imports from the package.
 """
 
 import ctypes

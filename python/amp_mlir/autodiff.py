@@ -8,6 +8,9 @@ for gradient checks); under ``amp.autocast`` the cast policy later chooses
 each op's compute type, so the backward ops follow the same policy as the
 forward (a matmul's gradient matmuls run in f16/bf16, reductions and
 exp/log in f32).
+
+Layer: model building, the bottom of the training layer: it writes MLIR
+text only and imports nothing from the package; :mod:`.training` imports it.
 """
 
 import math

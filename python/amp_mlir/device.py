@@ -12,6 +12,10 @@ copy between numpy and the device, with the driver's copy engine.
 
 Without a CUDA device every function here raises RuntimeError (the runtime
 would otherwise stop the process at its first call).
+
+Layer: execution (device memory), above :mod:`.runtime`, which it imports
+(element types, the CUDA runtime library); below :mod:`.jit`, which passes
+device arrays to compiled code. Imports nothing else from the package.
 """
 
 import ctypes
@@ -19,7 +23,7 @@ import math
 
 import numpy as np
 
-from .jit import numpy_dtype
+from .runtime import cuda_device_count, cuda_runtime_library, element_type_of, numpy_dtype
 
 __all__ = ["DeviceArray", "to_device"]
 
@@ -30,11 +34,10 @@ def _cuda():
     """The CUDA runtime library, after checking that a device answers."""
     global _runtime
     if _runtime is None:
-        from . import _cuda_runtime, cuda_device_count
         if cuda_device_count() == 0:
             raise RuntimeError("amp_mlir: device arrays need a CUDA device, and the "
                                "driver reports none")
-        lib = _cuda_runtime()
+        lib = cuda_runtime_library()
         lib.mgpuMemAlloc.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_bool]
         lib.mgpuMemAlloc.restype = ctypes.c_void_p
         lib.mgpuMemFree.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
@@ -175,17 +178,10 @@ def to_device(array, element_type=None):
         raise TypeError("amp_mlir: to_device got a DeviceArray (it is on the device)")
     array = np.asarray(array)
     if element_type is None:
-        element_type = _element_type(array.dtype)
+        element_type = element_type_of(array.dtype)
     # np.array keeps 0-d arrays 0-d (np.ascontiguousarray makes them 1-d).
     host = np.array(array, dtype=numpy_dtype(element_type), order="C")
     out = DeviceArray.empty(host.shape, element_type)
     _copy(out.data_ptr, host.ctypes.data, host.nbytes)
     return out
 
-
-def _element_type(dtype):
-    names = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
-             "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
-    if dtype.name not in names:
-        raise TypeError(f"amp_mlir: no MLIR element type for numpy dtype {dtype}")
-    return names[dtype.name]

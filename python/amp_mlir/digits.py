@@ -10,6 +10,10 @@ the CPU (amp-cpu-pipeline), or with ``--target cuda`` for a CUDA device
 
 Run ``python -m amp_mlir.digits [--target cpu|cuda]`` (with the package
 importable) for the per-epoch table.
+
+Layer: the top of the training layer (the package's main job): imports
+:mod:`.training` only; scikit-learn, an optional dependency, is imported
+when the data is loaded.
 """
 
 import argparse

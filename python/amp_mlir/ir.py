@@ -3,6 +3,10 @@
 Every error MLIR reports (parser, verifier, pass failure) is raised as
 :class:`MLIRError` whose message holds the diagnostics with their locations,
 as ``mlir-opt`` prints them.
+
+Layer: IR, above the C API binding (:mod:`._capi`), which is all it imports
+from the package; everything that handles modules (execution, compilation,
+training) builds on it.
 """
 
 import ctypes

@@ -9,7 +9,11 @@ arrays (the JIT's buffers are copied and freed). Modules compiled by
 :meth:`ExecutionEngine.invoke_device`.
 
 Element types: f32, f64, f16 (numpy float16), bf16 (``ml_dtypes.bfloat16``),
-i1 (bool), i8/i16/i32/i64 and index (int64).
+i1 (bool), i8/i16/i32/i64 and index (int64) (:func:`.runtime.numpy_dtype`).
+
+Layer: execution, above the C API binding (:mod:`._capi`), :mod:`.ir`,
+:mod:`.runtime` and :mod:`.device`, which it imports; below
+:mod:`.compiler`, which builds an engine for every compiled module.
 """
 
 import ctypes
@@ -17,30 +21,11 @@ import ctypes
 import numpy as np
 
 from . import _capi as C
+from .device import DeviceArray, _Buffer, to_device
 from .ir import MLIRError
+from .runtime import numpy_dtype
 
-__all__ = ["ExecutionEngine", "numpy_dtype"]
-
-
-def numpy_dtype(element_type):
-    """The numpy dtype of an MLIR element type name.
-
-    Raises:
-        TypeError: unknown type, or bf16 without the ml_dtypes package.
-    """
-    simple = {"f64": np.float64, "f32": np.float32, "f16": np.float16,
-              "i64": np.int64, "i32": np.int32, "i16": np.int16, "i8": np.int8,
-              "i1": np.bool_, "index": np.int64}
-    if element_type in simple:
-        return np.dtype(simple[element_type])
-    if element_type == "bf16":
-        try:
-            import ml_dtypes
-        except ImportError as e:
-            raise TypeError("amp_mlir: bf16 arrays need the ml_dtypes package "
-                            "(pip install ml_dtypes)") from e
-        return np.dtype(ml_dtypes.bfloat16)
-    raise TypeError(f"amp_mlir: no numpy dtype for MLIR type '{element_type}'")
+__all__ = ["ExecutionEngine"]
 
 
 def _scalar_ctype(element_type):
@@ -223,7 +208,6 @@ class ExecutionEngine:
             TypeError/ValueError: as :meth:`invoke`, for device arrays too.
             RuntimeError: no CUDA device.
         """
-        from .device import DeviceArray, _Buffer, to_device
         sig = self._signature(name, args)
         entry = name + "__amp_managed"
         if not C.lib.mlirExecutionEngineLookupPacked(

@@ -13,6 +13,10 @@ weights, optimizer state and loss scale as numpy arrays between steps.
 Shapes are static: the batch size is fixed when the step is built. Inputs
 are ``x: [batch, features]`` f32 and one-hot labels ``y: [batch, classes]``
 f32 (for a transformer block, ``batch = sequences * seq_len`` rows).
+
+Layer: training, above compilation and execution: imports :mod:`.autodiff`,
+:mod:`.ir`, :mod:`.compiler` and :mod:`.device`; only :mod:`.digits` (and
+the package's ``__init__``) import it.
 """
 
 import math
@@ -21,7 +25,9 @@ import re
 import numpy as np
 
 from .autodiff import Graph, Value
+from .compiler import compile as amp_compile, pipeline_for
 from .device import DeviceArray, to_device
+from .ir import Context
 
 __all__ = ["Linear", "ReLU", "GELU", "LayerNorm", "TransformerBlock", "SGD", "Adam",
            "build_train_step", "build_loss_and_grads", "Trainer", "cast_statistics"]
@@ -473,7 +479,6 @@ class Trainer:
     def __init__(self, layers, batch, in_features, classes, optimizer, autocast=None,
                  loss_scaling=False, eval_batch=None, seed=0, init_scale=65536.0,
                  mode="graph", target="cpu", chip="sm_90", gemm="codegen"):
-        from . import compile as amp_compile
         if loss_scaling and not (np.isfinite(init_scale) and init_scale > 0):
             raise ValueError(f"init_scale must be finite and positive, got {init_scale!r}")
         if loss_scaling and init_scale > float(np.finfo(np.float32).max):
@@ -483,14 +488,7 @@ class Trainer:
         self.eval_batch = eval_batch or batch
         self.ir = build_train_step(layers, batch, in_features, classes, optimizer,
                                    autocast, loss_scaling, eval_batch)
-        enabled = 1 if autocast else 0
-        if target == "cpu":
-            pipeline = f"amp-cpu-pipeline{{autocast={enabled} mode={mode}}}"
-        elif target == "cuda":
-            pipeline = (f"amp-cuda-pipeline{{autocast={enabled} mode={mode} chip={chip} "
-                        f"gemm={gemm}}}")
-        else:
-            raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+        pipeline = pipeline_for(target, autocast, mode=mode, chip=chip, gemm=gemm)
         self.exe = amp_compile(self.ir, pipeline=pipeline)
         rng = np.random.default_rng(seed)
         specs = _model_params(layers)
@@ -563,7 +561,6 @@ class Trainer:
 def cast_statistics(ir_text, mode="graph"):
     """Counts of the autocast pass on ``ir_text``: ops per compute type
     (``{"f16": n, "bf16": n, "f32": n}``) and ``amp.cast`` ops inserted."""
-    from . import Context
     module = Context().parse(ir_text)
     module.run_pipeline(f"amp-autocast{{mode={mode} annotate=1 keep-regions=1}}")
     text = str(module)

@@ -1,0 +1,112 @@
+"""Element types and the project's CUDA runtime, as execution needs them.
+
+Layer: runtime support, below execution (:mod:`.device`, :mod:`.jit`) and
+beside :mod:`.ir`. Imports from the package: :mod:`._config` only (it needs
+neither MLIR nor the C API's handles).
+
+- MLIR element type names and numpy dtypes: :func:`numpy_dtype` and
+  :func:`element_type_of`. f32, f64, f16 (numpy float16), bf16
+  (``ml_dtypes.bfloat16``), i1 (bool), i8/i16/i32/i64 and index (int64).
+- CUDA: :func:`cuda_device_count` (the driver's), and the project's CUDA
+  runtime ``libamp_cuda_runtime.so`` (the one the JIT loads with
+  libAmpMLIRCAPI.so): :func:`cuda_runtime_library` and the memory
+  statistics of compiled CUDA code (:func:`cuda_memory_stats`, ...).
+"""
+
+import ctypes
+import os
+
+import numpy as np
+
+from . import _config
+
+__all__ = ["numpy_dtype", "element_type_of", "cuda_device_count",
+           "cuda_runtime_library", "cuda_memory_stats", "cuda_reset_peak_memory",
+           "cuda_release_cached_memory"]
+
+
+def numpy_dtype(element_type):
+    """The numpy dtype of an MLIR element type name.
+
+    Raises:
+        TypeError: unknown type, or bf16 without the ml_dtypes package.
+    """
+    simple = {"f64": np.float64, "f32": np.float32, "f16": np.float16,
+              "i64": np.int64, "i32": np.int32, "i16": np.int16, "i8": np.int8,
+              "i1": np.bool_, "index": np.int64}
+    if element_type in simple:
+        return np.dtype(simple[element_type])
+    if element_type == "bf16":
+        try:
+            import ml_dtypes
+        except ImportError as e:
+            raise TypeError("amp_mlir: bf16 arrays need the ml_dtypes package "
+                            "(pip install ml_dtypes)") from e
+        return np.dtype(ml_dtypes.bfloat16)
+    raise TypeError(f"amp_mlir: no numpy dtype for MLIR type '{element_type}'")
+
+
+def element_type_of(dtype):
+    """The MLIR element type name of a numpy dtype (float32 -> f32, float16
+    -> f16, bfloat16 -> bf16, bool -> i1, int32 -> i32, int64 -> i64, ...).
+
+    Raises:
+        TypeError: a dtype with no MLIR type.
+    """
+    names = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
+             "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
+    if dtype.name not in names:
+        raise TypeError(f"amp_mlir: no MLIR element type for numpy dtype {dtype}")
+    return names[dtype.name]
+
+
+def cuda_device_count():
+    """Number of CUDA devices the driver sees (0 without a driver or GPU)."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
+
+
+def cuda_runtime_library():
+    """The project's CUDA runtime (libamp_cuda_runtime.so), the one the JIT
+    loads with libAmpMLIRCAPI.so, with its memory-statistics functions
+    declared. Raises OSError when it was not built (no CUDA toolkit)."""
+    capi = os.environ.get("AMP_MLIR_CAPI_LIBRARY", _config.CAPI_LIBRARY)
+    lib = ctypes.CDLL(os.path.join(os.path.dirname(capi), "libamp_cuda_runtime.so"))
+    lib.ampCudaMemoryStats.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 2
+    lib.ampCudaMemoryStats.restype = None
+    lib.ampCudaResetPeakMemory.argtypes = []
+    lib.ampCudaResetPeakMemory.restype = None
+    lib.ampCudaReleaseCachedMemory.argtypes = []
+    lib.ampCudaReleaseCachedMemory.restype = None
+    return lib
+
+
+def cuda_memory_stats():
+    """``(current, peak)``: the device memory in bytes (managed memory
+    included) that compiled CUDA code holds now and the most it held at once
+    since the start or the last :func:`cuda_reset_peak_memory`. Counts the
+    runtime's allocations only, and not the freed buffers it keeps for
+    reuse (as ``torch.cuda.max_memory_allocated``); works (reports zeros)
+    without a GPU. Raises
+    OSError when libamp_cuda_runtime.so was not built (no CUDA toolkit)."""
+    current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
+    cuda_runtime_library().ampCudaMemoryStats(ctypes.byref(current), ctypes.byref(peak))
+    return current.value, peak.value
+
+
+def cuda_reset_peak_memory():
+    """Starts a new peak for :func:`cuda_memory_stats` at the memory held now."""
+    cuda_runtime_library().ampCudaResetPeakMemory()
+
+
+def cuda_release_cached_memory():
+    """Returns the device buffers that the CUDA runtime keeps for reuse after
+    compiled code freed them to the driver (as ``torch.cuda.empty_cache``).
+    Without a GPU, or before any CUDA code ran, it does nothing."""
+    cuda_runtime_library().ampCudaReleaseCachedMemory()
