@@ -4,7 +4,7 @@
 # (scripts/setup.sh, scripts/build.sh; the CUDA toolkit must be in
 # /usr/local/cuda or CUDAToolkit_ROOT), or installs a bundle made by
 # bench/gpu/bundle.sh on a machine without Debian's LLVM 22 (--bundle), runs
-# the GPU lit tests (test/GPU, test/Runtime, test/Pipelines; UNSUPPORTED
+# the GPU lit tests (test/Integration/CUDA, test/Runtime, test/Pipelines; UNSUPPORTED
 # without a device) and the Python package's CUDA tests, then
 # bench/gpu/measure.py in one run:
 #   - GEMM 4096^3 and 8192^3, f16 and bf16 in, f32 accumulate: ours
@@ -62,7 +62,7 @@ if [ -e /dev/nvidia0 ] && ! "$build/venv/bin/python" -c "import torch" 2>/dev/nu
   echo "run.sh: warning: PyTorch is not importable; the lit tests will run," \
        "but measure.py needs it for the baselines (pip install torch)" >&2
 fi
-echo "== lit tests on the GPU (test/GPU, test/Runtime, test/Pipelines; UNSUPPORTED without a device)"
+echo "== lit tests on the GPU (test/Integration/CUDA, test/Runtime, test/Pipelines; UNSUPPORTED without a device)"
 log_dir="${AMP_GPU_LOG_DIR:-$(mktemp -d)}"
 lit_log="$log_dir/lit.log"
 lit_args=(-v -a)
@@ -71,7 +71,7 @@ lit_args=(-v -a)
 "$build/venv/bin/python" -c "import psutil" 2>/dev/null && lit_args+=(--timeout 300)
 lit_status=0
 "$build/venv/bin/python" /usr/lib/llvm-22/bin/lit "${lit_args[@]}" \
-  "$build/test/GPU" "$build/test/Runtime" "$build/test/Pipelines" > "$lit_log" 2>&1 || lit_status=$?
+  "$build/test/Integration/CUDA" "$build/test/Runtime" "$build/test/Pipelines" > "$lit_log" 2>&1 || lit_status=$?
 grep -E "^(PASS|FAIL|UNSUPPORTED|XFAIL|XPASS)" "$lit_log" || true
 if [ "$lit_status" -ne 0 ]; then
   echo "== lit failures (full log: $lit_log)"

@@ -4,6 +4,10 @@
 
 #include "amp/Dialect/Amp/IR/Amp.h"
 #include "amp/Dialect/Amp/Policy/CastPolicy.h"
+#include "amp/Codegen/CPU/Passes.h"
+#include "amp/Codegen/Common/Passes.h"
+#include "amp/Codegen/GPU/Passes.h"
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 
@@ -15,7 +19,11 @@ void mlir::amp::registerAllAmpDialects(DialectRegistry &registry) {
 }
 
 void mlir::amp::registerAllAmpPasses() {
-  registerAmpPasses();
+  registerAmpTransformsPasses();
+  registerAmpConversionPasses();
+  registerAmpCodegenCommonPasses();
+  registerAmpCodegenCPUPasses();
+  registerAmpCodegenGPUPasses();
   registerCpuPipeline();
   registerCudaPipeline();
 }

@@ -13,11 +13,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Pipelines/Pipelines.h"
+#include "amp/Pipelines/CpuPipeline.h"
 
 #include "PipelineRegistration.h"
 
-#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Codegen/CPU/Passes.h"
+#include "amp/Pipelines/FrontEnd.h"
 
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Pass/PassManager.h"

@@ -19,11 +19,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Pipelines/Pipelines.h"
+#include "amp/Pipelines/CudaPipeline.h"
 
 #include "PipelineRegistration.h"
 
-#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Codegen/GPU/Passes.h"
+#include "amp/Pipelines/FrontEnd.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"

@@ -6,8 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Pipelines/Pipelines.h"
+#include "amp/Pipelines/FrontEnd.h"
 
+#include "amp/Codegen/Common/Passes.h"
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"

@@ -137,7 +137,7 @@ def assert_mutants_fail(tmp_path, emulator, text, mutants, *args, times=1):
 
 def test_simt_emulator_catches_wrong_kernels(tmp_path):
     # utils/simt_emulator.py (run by
-    # test/Dialect/Amp/Transforms/gpu-tensor-core-contractions-emulated.mlir)
+    # test/Codegen/GPU/TensorCore/contractions-emulated.mlir)
     # must pass the pass's kernels and fail one whose fragments are taken one
     # row too low, four with the cp.async pipeline broken, one whose shared
     # rows are misaligned and one with an op it does not know; bad input is
@@ -245,7 +245,7 @@ func.func @bf16(%a: memref<1024x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<1
 
 def test_simt_emulator_checks_reduction_kernels(tmp_path):
     # The full reductions of amp-gpu-scalar-kernels through the emulator
-    # (test/Dialect/Amp/Transforms/gpu-scalar-kernels-emulated.mlir): right,
+    # (test/Codegen/GPU/scalar-kernels-emulated.mlir): right,
     # then with every thread but thread 0 adding its block's result to OUT.
     kernels = tmp_path / "sum.mlir"
     subprocess.run([amp_opt_binary(), "-", "--pass-pipeline=builtin.module(func.func("
@@ -304,7 +304,7 @@ func.func @f16(%a: memref<2048x128xf16>, %b: memref<128x2048xf16>, %c: memref<20
 
 def test_simt_emulator_checks_partial_reduction_kernels(tmp_path):
     # The column kernels of amp-gpu-reduction-kernels through the emulator
-    # (test/Dialect/Amp/Transforms/gpu-reduction-kernels-emulated.mlir):
+    # (test/Codegen/GPU/reduction-kernels-emulated.mlir):
     # right, then without the barrier between the partial results' stores
     # and row 0's loads, with a wrong start value, with the threads past the
     # last output element let in, and with bad --reduce-dims.

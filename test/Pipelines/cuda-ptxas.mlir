@@ -8,7 +8,7 @@
 // RUN: amp-opt %s --amp-cuda-pipeline=format=isa -o %t.layer.mlir
 // RUN: %python %amp_src_root/utils/extract_ptx.py %t.layer.mlir %t.layer --ptxas %ptxas --arch sm_90 | FileCheck %s --check-prefix=LAYER
 // RUN: cat %t.layer/*.ptx | FileCheck %s --check-prefix=PTX
-// RUN: amp-opt %S/../JIT/matmul-fragment-layout.mlir --amp-cuda-pipeline=format=isa -o %t.layout.mlir
+// RUN: amp-opt %S/../Integration/CPU/matmul-fragment-layout.mlir --amp-cuda-pipeline=format=isa -o %t.layout.mlir
 // RUN: %python %amp_src_root/utils/extract_ptx.py %t.layout.mlir %t.layout --ptxas %ptxas --arch sm_90 | FileCheck %s --check-prefix=LAYOUT
 // RUN: cat %t.layout/*.ptx | FileCheck %s --check-prefix=LAYOUT-PTX
 // RUN: cat %t.layout/f16*.ptx | FileCheck %s --check-prefix=ACC-IN-REGISTERS
@@ -26,7 +26,7 @@
 // LAYER-COUNT-3: ptxas -arch={{sm_[89]0}}: ok
 
 // LAYOUT: ptxas -arch=sm_90: ok
-// The f16 and the bf16 matmul of test/JIT/matmul-fragment-layout.mlir.
+// The f16 and the bf16 matmul of test/Integration/CPU/matmul-fragment-layout.mlir.
 // LAYOUT-PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // LAYOUT-PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // Their A and B tiles staged in 16-byte aligned shared memory by cp.async

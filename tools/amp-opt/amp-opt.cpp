@@ -22,6 +22,7 @@
 
 #ifdef AMP_INCLUDE_TESTS
 #include "TestDialect.h"
+#include "TestPasses.h"
 #endif
 
 namespace {
@@ -44,6 +45,10 @@ bool passStatisticsRequested() {
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::amp::registerAllAmpPasses();
+#ifdef AMP_INCLUDE_TESTS
+  // Test-only passes (amp-randomize-weights), as mlir-opt has MLIR's.
+  mlir::amp::registerAmpTestPasses();
+#endif
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

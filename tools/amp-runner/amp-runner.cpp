@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/InitAmp.h"
-#include "amp/Runtime/CpuRuntime.h"
+#include "amp/Runtime/CPU/CpuRuntime.h"
 
 #include "mlir/ExecutionEngine/JitRunner.h"
 #include "mlir/IR/BuiltinOps.h"

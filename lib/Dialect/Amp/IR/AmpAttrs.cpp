@@ -55,6 +55,12 @@ bool mlir::amp::isExactFloatConversion(FloatType from, FloatType to) {
   return llvm::APFloat::isRepresentableBy(src, dst);
 }
 
+Type mlir::amp::withElementType(Type type, Type elem) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.clone(elem);
+  return elem;
+}
+
 //===----------------------------------------------------------------------===//
 // AutocastAttr
 //===----------------------------------------------------------------------===//

@@ -24,12 +24,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-Type mlir::amp::withElementType(Type type, Type elem) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    return shaped.clone(elem);
-  return elem;
-}
-
 DpsInitRange::DpsInitRange(DestinationStyleOpInterface op) {
   // A structured op lists its inits last; on tensors each init has its
   // result (the DestinationStyleOpInterface verifier), so the results count

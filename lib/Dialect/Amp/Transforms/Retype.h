@@ -19,10 +19,6 @@
 
 namespace mlir::amp {
 
-/// `type` (a float scalar or a ranked tensor of floats) with element type
-/// `elem`.
-Type withElementType(Type type, Type elem);
-
 /// `op` as a linalg structured op, or null. Every structured op has a
 /// payload region, so the region-less ops that make up most of a model are
 /// answered without an interface lookup.

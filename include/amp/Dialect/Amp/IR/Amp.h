@@ -54,6 +54,10 @@ void inlineAutocastRegions(Operation *root);
 /// conversion widens: f16/bf16 -> f32 -> f64).
 bool isExactFloatConversion(FloatType from, FloatType to);
 
+/// `type` (a float scalar or a shaped type of floats) with element type
+/// `elem`.
+Type withElementType(Type type, Type elem);
+
 } // namespace mlir::amp
 
 #endif // AMP_DIALECT_AMP_IR_AMP_H

@@ -1,23 +1,20 @@
-//===- Passes.h - amp dialect passes ----------------------------*- C++ -*-===//
+//===- Passes.h - autocast core passes --------------------------*- C++ -*-===//
+//
+// The autocast core: amp-autocast (cast-policy type propagation),
+// amp-fp32-accumulation and amp-keep-narrow-rounding. They depend on the amp
+// dialect and its cast policy only.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 
 #include "amp/Dialect/Amp/IR/Amp.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Transform/IR/TransformDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

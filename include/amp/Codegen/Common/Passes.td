@@ -1,0 +1,85 @@
+//===- Passes.td - codegen passes of both targets ----------*- tablegen -*-===//
+
+#ifndef AMP_CODEGEN_COMMON_PASSES_TD
+#define AMP_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AmpDecomposeAggregatedOps : Pass<"amp-decompose-aggregated-ops", "func::FuncOp"> {
+  let summary = "Decompose linalg aggregated ops (linalg.softmax) into linalg.generic";
+  let description = [{
+    Rewrites every op implementing linalg's `AggregatedOpInterface`
+    (`linalg.softmax`: max, sub, exp, sum, div) on tensors into its
+    decomposition, with the element types it has, so the CPU pipeline can
+    lower it. Error: such an op on buffers (the decomposition is defined on
+    tensors only). Run after
+    `amp-fp32-accumulation`, which makes an f16/bf16 softmax compute in f32.
+    Upstream MLIR 22 offers this decomposition only as a transform op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"];
+}
+
+def AmpDuplicateFills : Pass<"amp-duplicate-fills", "func::FuncOp"> {
+  let summary = "Give each destination of a shared linalg.fill on tensors its own fill, so that bufferization does not copy the filled buffer";
+  let description = [{
+    CSE merges identical `linalg.fill`s of `tensor.empty`s: the zero a
+    training step's matmuls accumulate into becomes one tensor that five
+    matmuls take as their destination (`outs`). One-Shot Bufferize writes
+    only one of them in place; every other gets a new buffer and a copy of
+    the filled one (in the MLP step: four 1024 x 4096 f32 copies, 64 MiB of
+    reads and writes, each step, plus the same for the bias gradients'
+    zeroed sums).
+
+    Every `linalg.fill` on tensors that is the destination (DPS init) of
+    more than one op keeps its first such use; for every other, a copy of
+    the fill (and of its `tensor.empty` destination, so that each has its
+    own buffer) is made right before the user. Uses as inputs stay with
+    the original; a fill that has them gives a copy to every destination,
+    the first included (written in place, the original would be read after
+    it changed). Filling costs the writes a copy would have made, without
+    the copy's reads. Fills on buffers are left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def AmpFuseMultiUseElementwise
+    : Pass<"amp-fuse-multi-use-elementwise", "func::FuncOp"> {
+  let summary = "Fuse an elementwise linalg.generic that has other uses too into its elementwise consumer, computing its result once";
+  let description = [{
+    Upstream's `linalg-fuse-elementwise-ops` fuses a producer only when the
+    consumer is its one use. With more uses, `linalg::fuseElementwiseOps`
+    keeps the producer for them and the consumer recomputes its body, which
+    reads the producer's inputs twice. A training step's optimizer update
+    is that shape: SGD with momentum computes `v' = momentum * v + g`, used
+    by `w' = w - lr * v'` and returned as the new state, so it runs as two
+    passes over the parameters, the second reading `v'` back.
+
+    This pass fuses such a pair into one `linalg.generic` with both
+    results: the fused op yields the producer's result too (upstream's
+    preserved producer results) and the producer's other uses take that
+    result, so the producer goes. It applies where:
+    - the producer is a `linalg.generic` on tensors with only parallel
+      loops and `linalg::areElementwiseOpsFusable` holds, in the consumer's
+      block (not outside a loop around the consumer, which would recompute
+      it every iteration), and its body reads no memory (a
+      `memref.load` there could see a write between the two ops);
+    - the consumer has only parallel loops and reads the producer's result
+      through a permutation map (no broadcast: each element of the
+      producer is computed once and written once);
+    - the consumer reads the producer's results through that one operand
+      only;
+    - every other use comes after the consumer in its block (or inside an
+      op that does), so the fused result dominates it.
+
+    The fused op reads the producer's and the consumer's other inputs once
+    and writes both results: in the SGD update, one read of `v'` (4 bytes
+    per f32 parameter) and one kernel fewer per parameter. Run after
+    `linalg-fuse-elementwise-ops`, which does the single-use fusions.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+#endif // AMP_CODEGEN_COMMON_PASSES_TD

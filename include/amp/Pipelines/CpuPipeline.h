@@ -1,0 +1,68 @@
+//===- CpuPipeline.h - amp-cpu-pipeline -------------------------*- C++ -*-===//
+//
+// Autocast IR to the LLVM dialect for the CPU JIT: the options of
+// `amp-cpu-pipeline`, building it into a pass manager, registering it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_PIPELINES_CPUPIPELINE_H
+#define AMP_PIPELINES_CPUPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+namespace amp {
+
+/// Options of `amp-cpu-pipeline`.
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  PassOptions::Option<bool> autocast{
+      *this, "autocast",
+      llvm::cl::desc("Apply the cast policy to autocast regions (false: the "
+                     "regions run in the input types, as enabled=False)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> mode{
+      *this, "mode",
+      llvm::cl::desc("amp-autocast mode: graph (fewest casts) or eager "
+                     "(PyTorch-exact)"),
+      llvm::cl::init("graph")};
+  PassOptions::Option<std::string> cpuFeatures{
+      *this, "cpu-features",
+      llvm::cl::desc("Features for bf16 contractions: host, generic, "
+                     "avx512bf16 or amx (the last two are not implemented "
+                     "yet: FMA vector code, with a warning)"),
+      llvm::cl::init("host")};
+  PassOptions::Option<bool> parallel{
+      *this, "parallel",
+      llvm::cl::desc("Run the cache tiles of contractions on threads (an "
+                     "OpenMP parallel loop, LLVM's libomp)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> packRhs{
+      *this, "pack-rhs",
+      llvm::cl::desc("Pack the B operand of large matmuls into panels as "
+                     "wide as the register tile (see "
+                     "amp-cpu-tile-and-vectorize)"),
+      llvm::cl::init(true)};
+  PassOptions::ListOption<int64_t> cacheTile{
+      *this, "cache-tile",
+      llvm::cl::desc("Cache tile sizes (m, n, k) of contractions")};
+  PassOptions::ListOption<int64_t> registerTile{
+      *this, "register-tile",
+      llvm::cl::desc("Register tile sizes (m, n, k) of contractions")};
+};
+
+/// Adds the CPU pipeline to `pm` (anchored on builtin.module). Fails, with
+/// a message in `errorMessage`, on an invalid option value.
+LogicalResult buildCpuPipeline(OpPassManager &pm,
+                               const CpuPipelineOptions &options,
+                               std::string &errorMessage);
+
+/// Registers `amp-cpu-pipeline`.
+void registerCpuPipeline();
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_PIPELINES_CPUPIPELINE_H

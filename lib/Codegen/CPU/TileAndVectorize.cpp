@@ -1,0 +1,458 @@
+//===- TileAndVectorize.cpp - CPU code generation for contractions --------===//
+//
+// The `amp-cpu-tile-and-vectorize` pass: 2-D convolutions become im2col +
+// contraction, every statically shaped contraction is tiled for the caches
+// and for the registers, and the register tile is vectorized into a
+// `vector.contract`. Everything is done with upstream linalg/SCF/vector
+// utilities; this file only chooses what to apply and the tile sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPCPUTILEANDVECTORIZE
+#include "amp/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+
+namespace {
+
+/// Default tile sizes for the innermost (m, n, k) dimensions, the best of a
+/// sweep on an AVX2 machine (bench/gemm.py): a 6x16 f32 accumulator (12 of
+/// the 16 AVX2 registers, leaving two for the B row and one for the A
+/// broadcast: 8x16 spills), k unrolled by 8; the cache tile keeps a 256x128
+/// B panel (128 KiB f32) in L2.
+constexpr int64_t kDefaultCacheTile[3] = {128, 128, 256};
+constexpr int64_t kDefaultRegisterTile[3] = {6, 16, 8};
+
+/// Contractions below this many flops (2 * iteration-space size) run on
+/// one thread even with `parallel`: starting a parallel region costs
+/// microseconds to tens of microseconds, more than such a contraction takes (the
+/// small convolutions of mobilenet_v2 ran 2x slower threaded).
+constexpr int64_t kMinParallelFlops = int64_t(1) << 25;
+
+/// A matmul whose B operand (K x N) holds at least this many bytes gets it
+/// packed into panels (see packRhsPanels): smaller ones stay in L2 as they
+/// are.
+constexpr int64_t kMinPackedRhsBytes = int64_t(256) << 10;
+
+/// Marks the register tiles between tiling and vectorization (peeling and
+/// canonicalization clone and rebuild them).
+constexpr StringLiteral kRegisterTileMarker = "__amp_register_tile__";
+
+/// The largest divisor of `size` that is at most `target` (>= 1), so tiles
+/// are full and their shapes static.
+int64_t largestDivisorAtMost(int64_t size, int64_t target) {
+  target = std::max<int64_t>(1, std::min(size, target));
+  for (int64_t d = target; d > 1; --d)
+    if (size % d == 0)
+      return d;
+  return 1;
+}
+
+/// Tile sizes for `op` whose dimension groups (m, n, k) may hold several
+/// dimensions (a packed contraction): each group's target is spread over
+/// its dimensions from the innermost out, each taking the largest divisor
+/// of its extent within what is left of the target.
+SmallVector<int64_t> groupTileSizes(linalg::LinalgOp op,
+                                    const linalg::ContractionDimensions &dims,
+                                    ArrayRef<int64_t> mnk) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  auto spread = [&](ArrayRef<unsigned> group, int64_t target) {
+    for (unsigned d : llvm::reverse(group)) {
+      sizes[d] = largestDivisorAtMost(ranges[d], target);
+      target = std::max<int64_t>(1, target / sizes[d]);
+    }
+  };
+  spread(dims.m, mnk[0]);
+  spread(dims.n, mnk[1]);
+  spread(dims.k, mnk[2]);
+  return sizes;
+}
+
+/// A mixed-precision matmul (f16/bf16 operands, f32 accumulator) converts
+/// its operands in its payload, once per multiply: every element of A is
+/// converted N / n_r times, every element of B M / m_r times. On a CPU
+/// without f16/bf16 arithmetic a conversion (integer shifts for bf16) costs
+/// as much as the FMA it feeds. Both operands are converted once instead
+/// (an elementwise `arith.extf`, exact), as B is copied into panels anyway,
+/// and the matmul is rebuilt on f32 operands: the same numbers. Returns the
+/// matmul to pack. (Only the matmuls big enough to pack: widening the
+/// operands of every contraction, im2col convolutions included, was
+/// measured slower on resnet18 cpu/bf16, 6.1 -> 7.5 ms per inference: the
+/// widened im2col patches are large and reused a few times only.)
+linalg::MatmulOp extendOperandsToAccumulatorType(RewriterBase &rewriter,
+                                                 linalg::MatmulOp op) {
+  Value acc = op.getDpsInitOperand(0)->get();
+  auto accElem = dyn_cast<FloatType>(getElementTypeOrSelf(acc.getType()));
+  if (!accElem)
+    return op;
+  Location loc = op.getLoc();
+  bool changed = false;
+  SmallVector<Value> inputs;
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    Value v = operand->get();
+    auto type = cast<RankedTensorType>(v.getType());
+    auto elem = dyn_cast<FloatType>(type.getElementType());
+    if (!elem || elem.getWidth() >= accElem.getWidth()) {
+      inputs.push_back(v);
+      continue;
+    }
+    auto wideType = type.clone(accElem);
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, wideType.getShape(), accElem);
+    AffineMap id = rewriter.getMultiDimIdentityMap(type.getRank());
+    SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                              utils::IteratorType::parallel);
+    inputs.push_back(
+        linalg::GenericOp::create(
+            rewriter, loc, wideType, ValueRange{v}, ValueRange{init},
+            ArrayRef<AffineMap>{id, id}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value ext = arith::ExtFOp::create(b, l, accElem, args[0]);
+              linalg::YieldOp::create(b, l, ext);
+            })
+            .getResult(0));
+    changed = true;
+  }
+  if (!changed)
+    return op;
+  // The rebuilt matmul keeps the integer cast kind (`cast_unsigned` widens
+  // an integer A with uitofp) and the discardable attributes.
+  SmallVector<NamedAttribute> discardable(op->getDiscardableAttrs());
+  linalg::MatmulOp wideMatmul =
+      op.getCastAttr()
+          ? linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
+                                     inputs, ValueRange{acc}, op.getCastAttr(),
+                                     discardable)
+          : linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
+                                     inputs, ValueRange{acc}, discardable);
+  rewriter.replaceOp(op, wideMatmul->getResults());
+  return wideMatmul;
+}
+
+/// Packs the B operand of the plain 2-D matmul `op` (C[M,N] += A[M,K] *
+/// B[K,N]) into panels of `nr` columns: B becomes (N/nr) x K x nr, so that
+/// the K x nr strip a register tile streams is contiguous, instead of nr
+/// columns read at a stride of N elements (for N a power of two every row
+/// of the strip falls into the same cache set, and the strip does not stay
+/// in L1 or L2 between register tiles). C is viewed as M x (N/nr) x nr
+/// (a reshape, no copy). Upstream `linalg::pack` and `packTranspose` do
+/// the rewrite; the packs are lowered at once to reshapes and a transpose.
+/// The packed contraction's loops are ordered (N/nr, M, K, nr), so that a
+/// register tile's vector.contract has a leading unit dimension, which
+/// vector canonicalization drops. Returns the packed contraction.
+FailureOr<linalg::LinalgOp> packRhsPanels(RewriterBase &rewriter,
+                                          linalg::MatmulOp op, int64_t nr) {
+  rewriter.setInsertionPoint(op);
+  op = extendOperandsToAccumulatorType(rewriter, op);
+  OpFoldResult zero = rewriter.getIndexAttr(0);
+  FailureOr<linalg::PackResult> packed =
+      linalg::pack(rewriter, op, {zero, rewriter.getIndexAttr(nr), zero});
+  if (failed(packed))
+    return failure();
+  Value rhs = packed->packedLinalgOp.getDpsInputOperand(1)->get();
+  auto rhsPack = rhs.getDefiningOp<linalg::PackOp>();
+  if (!rhsPack)
+    return failure();
+  // (K/1) x (N/nr) x nr -> (N/nr) x K x nr.
+  FailureOr<linalg::PackTransposeResult> transposed = linalg::packTranspose(
+      rewriter, rhsPack, packed->packedLinalgOp, /*maybeUnPackOp=*/nullptr,
+      /*outerPerm=*/{1, 0}, /*innerPerm=*/{});
+  if (failed(transposed))
+    return failure();
+  auto generic = dyn_cast<linalg::GenericOp>(
+      transposed->transposedLinalgOp.getOperation());
+  if (!generic)
+    return failure();
+  // Loops (m, n/nr, k, nr) -> (n/nr, m, k, nr).
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, {1, 0, 2, 3});
+  if (failed(interchanged))
+    return failure();
+  // The packs become reshapes and transposes, which bufferize.
+  SmallVector<linalg::PackOp> packs;
+  SmallVector<linalg::UnPackOp> unpacks;
+  for (Value v : interchanged->getOperands())
+    if (auto pack = v.getDefiningOp<linalg::PackOp>())
+      packs.push_back(pack);
+  for (Operation *user : interchanged->getResult(0).getUsers())
+    if (auto unpack = dyn_cast<linalg::UnPackOp>(user))
+      unpacks.push_back(unpack);
+  for (linalg::PackOp pack : packs) {
+    rewriter.setInsertionPoint(pack);
+    if (failed(linalg::lowerPack(rewriter, pack)))
+      return failure();
+  }
+  for (linalg::UnPackOp unpack : unpacks) {
+    rewriter.setInsertionPoint(unpack);
+    if (failed(linalg::lowerUnPack(rewriter, unpack)))
+      return failure();
+  }
+  return cast<linalg::LinalgOp>(interchanged->getOperation());
+}
+
+/// True when `op` is a plain static 2-D matmul on tensors whose B operand
+/// is big enough to be packed (see packRhsPanels) and has N divisible by
+/// `nr`.
+bool shouldPackRhs(linalg::MatmulOp op, int64_t nr) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      op.hasUserDefinedMaps() || op->getNumResults() != 1)
+    return false;
+  auto rhs = cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
+  int64_t k = rhs.getDimSize(0), n = rhs.getDimSize(1);
+  // The size of the panels: an f16/bf16 B of an f32-accumulating matmul is
+  // packed as f32 (see extendOperandsToAccumulatorType), so that an f32
+  // model and its autocast version pack the same matmuls.
+  int64_t bits = rhs.getElementTypeBitWidth();
+  auto accType = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
+  if (isa<FloatType>(rhs.getElementType()) &&
+      isa<FloatType>(accType.getElementType()))
+    bits = std::max<int64_t>(bits, accType.getElementTypeBitWidth());
+  int64_t bytes = k * n * bits / 8;
+  return nr > 1 && n % nr == 0 && n > nr && bytes >= kMinPackedRhsBytes;
+}
+
+/// Tiles `op` with `sizes` (0: not tiled) into loops of `loopType`; returns
+/// the tiled op, and the loops (outermost first) in `loops` when given.
+FailureOr<TilingInterface>
+tile(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
+     scf::SCFTilingOptions::LoopType loopType =
+         scf::SCFTilingOptions::LoopType::ForOp,
+     SmallVectorImpl<LoopLikeOpInterface> *loops = nullptr) {
+  SmallVector<OpFoldResult> ofr =
+      llvm::map_to_vector(sizes, [&](int64_t s) -> OpFoldResult {
+        return rewriter.getIndexAttr(s);
+      });
+  scf::SCFTilingOptions options;
+  options.setTileSizes(ofr).setLoopType(loopType);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result =
+      scf::tileUsingSCF(rewriter, op, options);
+  if (failed(result) || result->tiledOps.size() != 1)
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  if (loops)
+    loops->assign(result->loops.begin(), result->loops.end());
+  return cast<TilingInterface>(result->tiledOps.front());
+}
+
+struct AmpCpuTileAndVectorizePass
+    : public amp::impl::AmpCpuTileAndVectorizeBase<AmpCpuTileAndVectorizePass> {
+  using Base::Base;
+
+  /// The canonicalization patterns of every loaded dialect and registered
+  /// op, as the canonicalize pass collects them; built once per pass
+  /// instance, used to fold peeled loop bounds into tile shapes.
+  FrozenRewritePatternSet canonicalization;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet patterns(ctx);
+    for (Dialect *dialect : ctx->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, ctx);
+    canonicalization = FrozenRewritePatternSet(std::move(patterns));
+    return success();
+  }
+
+  LogicalResult readTile(const ListOption<int64_t> &option, const int64_t (&defaults)[3],
+                         SmallVectorImpl<int64_t> &out, StringRef name) {
+    if (option.empty()) {
+      out.assign(std::begin(defaults), std::end(defaults));
+      return success();
+    }
+    if (option.size() != 3 || llvm::any_of(option, [](int64_t v) { return v < 1; }))
+      return emitError(getOperation().getLoc())
+             << "amp-cpu-tile-and-vectorize: '" << name
+             << "' takes three positive sizes (m, n, k)";
+    out.assign(option.begin(), option.end());
+    return success();
+  }
+
+  /// Tiles the contraction `op` for the caches (an scf.forall over its
+  /// parallel dimensions when `parallel` and it is large enough) and for the
+  /// registers, peels partial register tiles, and marks the register tiles
+  /// for vectorization.
+  void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                       ArrayRef<int64_t> cache, ArrayRef<int64_t> reg) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims))
+      return;
+    SmallVector<int64_t> outer = groupTileSizes(op, *dims, cache);
+    // Register tiles have the requested sizes (at most the cache tile's);
+    // where they do not divide the cache tile, the loop is peeled below, so
+    // every tile still has a static shape. In a packed contraction the
+    // inner (panel) dimension of a group has the register size already.
+    SmallVector<int64_t> inner(outer.size(), 1);
+    auto setInnermost = [&](ArrayRef<unsigned> group, int64_t target) {
+      if (!group.empty())
+        inner[group.back()] = std::min(outer[group.back()], target);
+    };
+    setInnermost(dims->m, reg[0]);
+    setInnermost(dims->n, reg[1]);
+    setInnermost(dims->k, reg[2]);
+    // `op` is replaced by the first tiling: keep what is needed of it.
+    Location loc = op.getLoc();
+    FailureOr<TilingInterface> tiled =
+        cast<TilingInterface>(op.getOperation());
+    double flops = 2;
+    for (int64_t r : op.getStaticLoopRanges())
+      flops *= static_cast<double>(r);
+    if (parallel && flops >= static_cast<double>(kMinParallelFlops)) {
+      // The cache tiles of the parallel dimensions become an scf.forall
+      // (one task per tile); the k dimensions, a reduction, stay a
+      // sequential loop inside each task.
+      SmallVector<int64_t> parallelPart = outer, reductionPart(outer.size(), 0);
+      for (unsigned d : dims->k) {
+        parallelPart[d] = 0;
+        reductionPart[d] = outer[d];
+      }
+      tiled = tile(rewriter, *tiled, parallelPart,
+                   scf::SCFTilingOptions::LoopType::ForallOp);
+      if (succeeded(tiled))
+        tiled = tile(rewriter, *tiled, reductionPart);
+    } else {
+      tiled = tile(rewriter, *tiled, outer);
+    }
+    SmallVector<LoopLikeOpInterface> registerLoops;
+    if (succeeded(tiled))
+      tiled = tile(rewriter, *tiled, inner,
+                   scf::SCFTilingOptions::LoopType::ForOp, &registerLoops);
+    if (failed(tiled)) {
+      emitWarning(loc, "amp-cpu-tile-and-vectorize: could not tile this "
+                       "contraction; it is lowered to scalar loops");
+      return;
+    }
+    tiled->getOperation()->setAttr(kRegisterTileMarker, rewriter.getUnitAttr());
+    // Peel the partial last iteration of each register loop, innermost
+    // first, so that the peeled copies of outer loops contain the already
+    // peeled inner ones: every tile then has a static shape.
+    for (LoopLikeOpInterface loop : llvm::reverse(registerLoops)) {
+      scf::ForOp partial;
+      if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+        (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
+    }
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<int64_t> cache, reg;
+    if (failed(readTile(cacheTile, kDefaultCacheTile, cache, "cache-tile")) ||
+        failed(readTile(registerTile, kDefaultRegisterTile, reg, "register-tile")))
+      return signalPassFailure();
+
+    // 1. Convolutions to im2col + contraction. Not the depthwise NHWC one:
+    // upstream's rewrite of linalg.depthwise_conv_2d_nhwc_hwc (in
+    // populateConvertConv2DToImg2ColPatterns) indexes the filter with the
+    // combined batch*channel index, which reads out of bounds for a batch
+    // above 1 (MLIR 22.1); depthwise convolutions stay loops.
+    IRRewriter rewriter(ctx);
+    SmallVector<Operation *> convs;
+    func.walk([&](Operation *op) {
+      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp,
+              linalg::Conv2DNchwFchwOp>(op))
+        convs.push_back(op);
+    });
+    for (Operation *conv : convs) {
+      rewriter.setInsertionPoint(conv);
+      // A convolution the rewrite does not take (dynamic shapes, ...) stays
+      // as it is and becomes loops.
+      (void)TypeSwitch<Operation *, LogicalResult>(conv)
+          .Case<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp,
+                linalg::Conv2DNchwFchwOp>([&](auto op) {
+            return linalg::rewriteInIm2Col(rewriter, op);
+          });
+    }
+
+    // 2. Large matmuls get their B operand packed into register-wide panels.
+    SmallVector<linalg::MatmulOp> matmuls;
+    func.walk([&](linalg::MatmulOp op) {
+      if (packRhs && shouldPackRhs(op, reg[1]))
+        matmuls.push_back(op);
+    });
+    for (linalg::MatmulOp op : matmuls)
+      (void)packRhsPanels(rewriter, op, reg[1]);
+
+    // 3. Tile every static contraction twice and vectorize the register tile.
+    SmallVector<linalg::LinalgOp> contractions;
+    func.walk([&](linalg::LinalgOp op) {
+      // Empty iteration spaces have nothing to tile (and tiling a zero-size
+      // reduction crashes upstream tiling).
+      if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+          op->getNumResults() == 1 && linalg::isaContractionOpInterface(op) &&
+          !llvm::is_contained(op.getStaticLoopRanges(), 0))
+        contractions.push_back(op);
+    });
+    for (linalg::LinalgOp op : contractions)
+      tileContraction(rewriter, op, cache, reg);
+
+    // 4. Fold the peeled loops' bounds into the tiles' shapes, then
+    // vectorize every register tile.
+    if (failed(applyPatternsGreedily(func, canonicalization)))
+      return signalPassFailure();
+    SmallVector<linalg::LinalgOp> registerTiles;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->removeAttr(kRegisterTileMarker))
+        registerTiles.push_back(op);
+    });
+    for (linalg::LinalgOp tileOp : registerTiles) {
+      rewriter.setInsertionPoint(tileOp);
+      // A packed contraction's register tile has unit loops (one panel):
+      // drop them, so that it vectorizes to the same 2-D contraction as a
+      // plain matmul's tile (rank-reducing slices, no reshapes).
+      if (auto generic = dyn_cast<linalg::GenericOp>(tileOp.getOperation());
+          generic && llvm::is_contained(generic.getStaticLoopRanges(), 1)) {
+        linalg::ControlDropUnitDims control;
+        control.rankReductionStrategy = linalg::ControlDropUnitDims::
+            RankReductionStrategy::ExtractInsertSlice;
+        FailureOr<linalg::DropUnitDimsResult> dropped =
+            linalg::dropUnitDims(rewriter, generic, control);
+        if (succeeded(dropped)) {
+          rewriter.replaceOp(generic, dropped->replacements);
+          tileOp = cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
+          rewriter.setInsertionPoint(tileOp);
+        }
+      }
+      FailureOr<linalg::VectorizationResult> vec = failure();
+      if (!tileOp.hasDynamicShape())
+        vec = linalg::vectorize(rewriter, tileOp);
+      if (failed(vec)) {
+        tileOp->emitWarning("amp-cpu-tile-and-vectorize: could not vectorize "
+                            "this tile; it is lowered to scalar loops");
+        continue;
+      }
+      rewriter.replaceOp(tileOp, vec->replacements);
+    }
+
+    // 5. Clean up: fold the tiles' slices into the transfers, turn permuted
+    // and broadcasting transfers into plain ones folded into the
+    // vector.contract's indexing maps, canonicalize.
+    RewritePatternSet patterns(ctx);
+    linalg::populateLinalgTilingCanonicalizationPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateSinkVectorOpsPatterns(patterns);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
