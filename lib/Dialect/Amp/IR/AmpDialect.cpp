@@ -1,8 +1,10 @@
 //===- AmpDialect.cpp - amp dialect ---------------------------------------===//
 //
-// Dialect registration, constant materialization, and the verifier of the
-// dialect's discardable attributes (`amp.autocast` on functions, `amp.policy`
-// on modules, functions and autocast ops).
+// Dialect registration, constant materialization, the inliner interface
+// (calls inside `amp.autocast` regions may be inlined, and amp ops may be
+// inlined into callers), and the verifier of the dialect's discardable
+// attributes (`amp.autocast` on functions, `amp.policy` on modules, functions
+// and autocast ops).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,9 +13,37 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::amp;
+
+namespace {
+/// Inlining and the amp dialect. An `amp.autocast` region is not isolated
+/// from above and runs exactly once, so a call inside it may be replaced by
+/// the callee's body: the inlined ops then fall under the region's cast
+/// policy, as every op a function called inside `torch.autocast` runs does
+/// (the PyTorch front end imports a `with torch.autocast(...)` block as a
+/// region around a call of the block's body and inlines it). amp ops carry
+/// no state tied to their function, so they may be inlined into callers.
+struct AmpInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  /// Any region may be inlined into an amp op's region (an `amp.autocast`
+  /// body, an `amp.step_if_finite` update).
+  bool isLegalToInline(Region *dest, Region *src, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+
+  /// amp ops (casts, autocast regions, the loss-scaling ops) may be inlined
+  /// into any region.
+  bool isLegalToInline(Operation *op, Region *dest, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+};
+} // namespace
 
 #include "amp/Dialect/Amp/IR/AmpOpsDialect.cpp.inc"
 
@@ -23,6 +53,7 @@ void AmpDialect::initialize() {
 #include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"
       >();
   registerAttributes();
+  addInterfaces<AmpInlinerInterface>();
 }
 
 Operation *AmpDialect::materializeConstant(OpBuilder &builder, Attribute value,
@@ -74,8 +105,8 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
       if (i < 0 || i >= static_cast<int64_t>(func.getNumArguments()))
         return op->emitError()
                << "'" << getMayWriteArgsAttrName() << "': argument " << i
-               << " out of range (the function has "
-               << func.getNumArguments() << ")";
+               << " out of range (the function has " << func.getNumArguments()
+               << ")";
     return success();
   }
   if (attr.getName() == getQueuedVariantAttrName()) {
