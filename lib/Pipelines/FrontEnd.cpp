@@ -64,7 +64,7 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
   if (failed(addPassList(pm,
                          "func.func(tosa-to-tensor,tosa-to-arith,convert-"
                          "elementwise-to-linalg,"
-                         "linalg-fuse-elementwise-ops,"
+                         "amp-fuse-elementwise,"
                          "amp-fuse-multi-use-elementwise,canonicalize,cse)",
                          errorMessage)))
     return failure();

@@ -82,4 +82,36 @@ def AmpFuseMultiUseElementwise
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AmpFuseElementwise : Pass<"amp-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Elementwise fusion on tensors (upstream's patterns) that never recomputes a producer";
+  let description = [{
+    Upstream `linalg-fuse-elementwise-ops` with one more condition: a
+    producer is fused into its consumer only where the consumer reads the
+    producer's result through a permutation map, so each element of the
+    producer is still computed once. Upstream's default fuses a producer
+    into any consumer it has one use in: into a contraction (a `linalg.matmul`
+    that reshape propagation turned into a `linalg.generic`), the producer's
+    body runs once per multiply-add, and the contraction is no longer one
+    that `linalg::isaContractionOpInterface` recognises (so it is neither
+    tiled nor vectorized); into a consumer that broadcasts it (a per-row
+    `rsqrt` read by every element of the row), once per element of the
+    row. LayerNorm followed by Linear (4x128x256 -> 1024, a torch-mlir
+    export) took 690 ms that way on the CPU, the normalisation and its f64
+    divisions recomputed 1024 times per element inside a scalar loop nest.
+
+    Reshapes are not propagated through contractions and convolutions
+    either (a `linalg.matmul` fed by a `tensor.collapse_shape` stays a
+    2-D named matmul instead of becoming a `linalg.generic` with two m
+    dimensions), so that B packing and library calls still find it.
+
+    Everything else is upstream's: `linalg::populateElementwiseOpsFusionPatterns`,
+    `populateFoldReshapeOpsByExpansionPatterns` (the producer has one use), `tensor::populateBubbleUpExpandShapePatterns`,
+    the linalg, affine.apply and reshape canonicalizations and the constant
+    folding of linalg ops, applied top-down as upstream's pass does.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // AMP_CODEGEN_COMMON_PASSES_TD
