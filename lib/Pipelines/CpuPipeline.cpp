@@ -4,12 +4,17 @@
 //   1. amp-autocast, amp-fp32-accumulation, amp-lower-cast: the cast policy,
 //      then only upstream dialects remain;
 //   2. tosa -> linalg, arith/math on tensors -> linalg, elementwise fusion;
-//   3. amp-cpu-tile-and-vectorize (im2col, cache and register tiles,
-//      vector.contract), accumulators hoisted out of the k loops;
+//   3. with gemm=onednn, the contractions oneDNN computes are marked;
+//      amp-cpu-tile-and-vectorize (im2col, cache and register tiles,
+//      vector.contract) for the others, accumulators hoisted out of the k
+//      loops;
 //   4. one-shot bufferization across function boundaries, deallocation;
-//      the parallel loop over cache tiles to an OpenMP parallel loop;
-//   5. the rest of linalg to loops, vector/scf/memref/math/arith to LLVM,
-//      bf16 and f16 conversions with round-to-nearest-even.
+//      the marked ops to oneDNN calls; the parallel loop over cache tiles to
+//      an OpenMP parallel loop;
+//   5. the rest of linalg to loops, erf/exp/tanh as polynomials,
+//      vector/scf/memref/math/arith to LLVM (allocations through the
+//      runtime's counter), bf16 and f16 conversions with
+//      round-to-nearest-even.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,13 +46,21 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                    options.cpuFeatures + "'";
     return failure();
   }
+  StringRef gemm = options.gemm;
+  if (gemm != "codegen" && gemm != "onednn") {
+    errorMessage = "amp-cpu-pipeline: gemm must be codegen or onednn, got '" +
+                   options.gemm + "'";
+    return failure();
+  }
   // TODO: VNNI packing + x86vector avx512 bf16 dot and AMX tiles for bf16
-  // contractions. Until then every machine gets FMA vector code; say so
-  // when a user asks for the specialised paths.
-  if (features == "avx512bf16" || features == "amx")
+  // contractions in the code generator. Until then it emits FMA vector code
+  // on every machine; say so when a user asks for the specialised paths
+  // without oneDNN (gemm=onednn uses oneDNN's bf16 kernels).
+  if ((features == "avx512bf16" || features == "amx") && gemm == "codegen")
     llvm::errs() << "warning: amp-cpu-pipeline: cpu-features=" << features
                  << " code generation is not implemented yet; bf16 "
-                    "contractions use FMA vector code\n";
+                    "contractions use FMA vector code (gemm=onednn calls "
+                    "oneDNN's)\n";
   for (auto [name, tile] :
        {std::pair<StringRef, ArrayRef<int64_t>>{"cache-tile", options.cacheTile},
         {"register-tile", options.registerTile}}) {
@@ -64,7 +77,19 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   if (failed(addAmpFrontEnd(pm, options.autocast, options.mode, errorMessage)))
     return failure();
 
-  // 3. Code generation for contractions, on tensors.
+  // On a CPU without bf16 arithmetic, a remark when the module computes in
+  // bf16 (after autocast).
+  AmpCpuBf16RemarkOptions remarkOptions;
+  remarkOptions.cpuFeatures = options.cpuFeatures;
+  pm.addPass(createAmpCpuBf16Remark(remarkOptions));
+
+  // 3. Code generation for contractions, on tensors; with gemm=onednn, the
+  // ones oneDNN computes are marked first and left alone.
+  if (gemm == "onednn") {
+    AmpCpuSelectOnednnOptions selectOptions;
+    selectOptions.cpuFeatures = options.cpuFeatures;
+    pm.addNestedPass<func::FuncOp>(createAmpCpuSelectOnednn(selectOptions));
+  }
   AmpCpuTileAndVectorizeOptions tileOptions;
   tileOptions.cacheTile = llvm::to_vector(options.cacheTile);
   tileOptions.registerTile = llvm::to_vector(options.registerTile);
@@ -77,9 +102,13 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                        errorMessage)))
     return failure();
 
-  // 4. Buffers.
+  // 4. Buffers. Public functions do not write their arguments (the Python
+  // package then passes arrays without copying them).
+  pm.addPass(createAmpCpuReadOnlyArguments());
   if (failed(addAmpBufferization(pm, errorMessage)))
     return failure();
+  if (gemm == "onednn")
+    pm.addPass(createAmpCpuOnednnContractions());
 
   // The scf.forall over cache tiles becomes an OpenMP parallel loop (LLVM's
   // libomp, loaded by amp-runner and the C API's JIT). The fork-join is
@@ -95,16 +124,29 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
   // has no instruction; math on f16/bf16 runs in f32, rounded to f16/bf16
-  // after each op as PyTorch does (amp-keep-narrow-rounding). lower-affine runs
-  // again after expand-strided-metadata, which creates affine.apply ops.
+  // after each op as PyTorch does (amp-keep-narrow-rounding); f32 erf, exp
+  // and tanh become polynomials that the loop vectorizer takes
+  // (amp-cpu-approximate-math, before the f16/bf16 math is extended: that
+  // stays on libm, whose results the narrow rounding tests and the f16
+  // training runs were calibrated on; a polynomial 1-2 f32 ulps off moved
+  // the digits f16 run's accuracy from 97.3% to 96.4%). lower-affine runs again after
+  // expand-strided-metadata, which creates affine.apply ops. Buffers are
+  // allocated and freed through the runtime's counting functions
+  // (use-generic-functions: _mlir_memref_to_llvm_alloc/free,
+  // libamp_cpu_runtime.so).
+  std::string approximate =
+      options.approximateMath ? "amp-cpu-approximate-math," : "";
   if (failed(addPassList(
           pm,
           "func.func(convert-linalg-to-loops,lower-vector-multi-reduction),"
           "lower-affine,"
           "convert-vector-to-scf{full-unroll=true},"
-          "func.func(math-extend-to-supported-types{target-type=f32},"
-          "amp-keep-narrow-rounding,arith-expand{include-bf16=true}),"
-          "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+          "func.func(" +
+              approximate +
+              "math-extend-to-supported-types{target-type=f32},"
+              "amp-keep-narrow-rounding,arith-expand{include-bf16=true}),"
+          "expand-strided-metadata,lower-affine,"
+          "finalize-memref-to-llvm{use-generic-functions=true},"
           "convert-scf-to-cf,"
           "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
           "vector-transpose-lowering=shuffle1d},"

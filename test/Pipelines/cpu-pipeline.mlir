@@ -49,7 +49,7 @@ func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
 // RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=amx -o /dev/null 2>&1 | FileCheck %s --check-prefix=AMX
-// AMX: warning: amp-cpu-pipeline: cpu-features=amx code generation is not implemented yet; bf16 contractions use FMA vector code
+// AMX: warning: amp-cpu-pipeline: cpu-features=amx code generation is not implemented yet; bf16 contractions use FMA vector code (gemm=onednn calls oneDNN's)
 
 func.func @big(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32

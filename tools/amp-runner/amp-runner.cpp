@@ -11,6 +11,8 @@
 //
 // needs no --shared-libs. Input that is not fully lowered to the LLVM
 // dialect is rejected with the location of the first op left over.
+// --amp-memory-stats prints, after the run, the peak and the final bytes of
+// the buffers the JIT code allocated (the CPU runtime's counter).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +26,11 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/LLVMTranslationInterface.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
+
+#include <cstdio>
 
 using namespace mlir;
 
@@ -68,6 +73,12 @@ static LogicalResult checkFullyLowered(Operation *module, JitRunnerOptions &) {
                          "input with amp-opt --amp-cpu-pipeline first");
 }
 
+static llvm::cl::opt<bool> memoryStats(
+    "amp-memory-stats",
+    llvm::cl::desc("After the run, print the peak and live bytes of the "
+                   "buffers the JIT code allocated (amp-cpu-pipeline code)"),
+    llvm::cl::init(false));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   llvm::InitializeNativeTarget();
@@ -98,6 +109,16 @@ int main(int argc, char **argv) {
 
   JitRunnerConfig config;
   config.mlirTransformer = checkFullyLowered;
-  return JitRunnerMain(static_cast<int>(args.size()), args.data(), registry,
-                       config);
+  int status = JitRunnerMain(static_cast<int>(args.size()), args.data(),
+                             registry, config);
+  if (memoryStats) {
+    uint64_t current = 0, peak = 0;
+    ampCpuMemoryStats(&current, &peak);
+    // After what the JIT code printed (C stdio, buffered).
+    std::fflush(stdout);
+    llvm::outs().flush();
+    llvm::errs() << "amp-runner: JIT buffers: peak " << peak
+                 << " bytes, live at exit " << current << " bytes\n";
+  }
+  return status;
 }

@@ -30,10 +30,18 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init("graph")};
   PassOptions::Option<std::string> cpuFeatures{
       *this, "cpu-features",
-      llvm::cl::desc("Features for bf16 contractions: host, generic, "
-                     "avx512bf16 or amx (the last two are not implemented "
-                     "yet: FMA vector code, with a warning)"),
+      llvm::cl::desc("Target CPU features: host (detected), generic (none), "
+                     "avx512bf16 or amx. They decide which bf16 contractions "
+                     "go to oneDNN (gemm=onednn) and the remark on emulated "
+                     "bf16; the code generator emits FMA vector code on "
+                     "every target"),
       llvm::cl::init("host")};
+  PassOptions::Option<std::string> gemm{
+      *this, "gemm",
+      llvm::cl::desc("Contractions and convolutions: codegen (tiled vector "
+                     "code) or onednn (oneDNN primitives of the CPU runtime "
+                     "where it has them, code generation for the rest)"),
+      llvm::cl::init("codegen")};
   PassOptions::Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Run the cache tiles of contractions on threads (an "
@@ -44,6 +52,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Pack the B operand of large matmuls into panels as "
                      "wide as the register tile (see "
                      "amp-cpu-tile-and-vectorize)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("f32 erf, exp and tanh as polynomial approximations "
+                     "that vectorize (false: libm calls, one per element)"),
       llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",

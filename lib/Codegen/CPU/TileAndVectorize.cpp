@@ -10,6 +10,8 @@
 
 #include "amp/Codegen/CPU/Passes.h"
 
+#include "OnednnMatch.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -365,7 +367,8 @@ struct AmpCpuTileAndVectorizePass
     SmallVector<Operation *> convs;
     func.walk([&](Operation *op) {
       if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp,
-              linalg::Conv2DNchwFchwOp>(op))
+              linalg::Conv2DNchwFchwOp>(op) &&
+          !op->hasAttr(amp::kOnednnMarker))
         convs.push_back(op);
     });
     for (Operation *conv : convs) {
@@ -382,7 +385,8 @@ struct AmpCpuTileAndVectorizePass
     // 2. Large matmuls get their B operand packed into register-wide panels.
     SmallVector<linalg::MatmulOp> matmuls;
     func.walk([&](linalg::MatmulOp op) {
-      if (packRhs && shouldPackRhs(op, reg[1]))
+      if (packRhs && !op->hasAttr(amp::kOnednnMarker) &&
+          shouldPackRhs(op, reg[1]))
         matmuls.push_back(op);
     });
     for (linalg::MatmulOp op : matmuls)
@@ -394,6 +398,7 @@ struct AmpCpuTileAndVectorizePass
       // Empty iteration spaces have nothing to tile (and tiling a zero-size
       // reduction crashes upstream tiling).
       if (op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+          !op->hasAttr(amp::kOnednnMarker) &&
           op->getNumResults() == 1 && linalg::isaContractionOpInterface(op) &&
           !llvm::is_contained(op.getStaticLoopRanges(), 0))
         contractions.push_back(op);

@@ -60,9 +60,108 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
     Option<"packRhs", "pack-rhs", "bool", /*default=*/"true",
            "Pack the B operand of large matmuls into register-wide panels">,
   ];
+  // Ops marked `amp_cpu.onednn` (amp-cpu-select-onednn) are left alone.
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
                            "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"];
+}
+
+def AmpCpuSelectOnednn : Pass<"amp-cpu-select-onednn", "func::FuncOp"> {
+  let summary = "Mark the contractions and convolutions that oneDNN computes (gemm=onednn, on tensors)";
+  let description = [{
+    The first half of `amp-cpu-pipeline{gemm=onednn}`, on tensors before
+    `amp-cpu-tile-and-vectorize`: every linalg op that a oneDNN primitive of
+    the CPU runtime computes on the target CPU gets the unit attribute
+    `amp_cpu.onednn`, which the code generator skips and
+    `amp-cpu-onednn-contractions` turns into a call after bufferization:
+    - contractions with at most one batch loop and one m, n and k loop each
+      (`linalg.matmul` with any indexing maps, so its transposed forms,
+      `linalg.batch_matmul`, contraction-shaped `linalg.generic`s), each
+      operand indexed by a projected permutation of its own loops, in
+      f32 x f32 -> f32, or bf16 x bf16 -> f32 (fp32 accumulation, what
+      amp-fp32-accumulation leaves) on a CPU with AVX-512 (oneDNN 2.6 has
+      no bf16 matmul below it);
+    - `linalg.conv_2d_nchw_fchw` in f32.
+    A contraction or convolution it does not take gets a remark (once per
+    reason and function) saying why it stays on code generation.
+  }];
+  let options = [
+    Option<"cpuFeatures", "cpu-features", "std::string", /*default=*/"\"host\"",
+           "Target CPU: host, generic, avx512bf16 or amx">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
+  let summary = "Linalg ops marked amp_cpu.onednn to calls of the CPU runtime's oneDNN primitives (on buffers)";
+  let description = [{
+    The second half of `amp-cpu-pipeline{gemm=onednn}`, after bufferization:
+    each op marked `amp_cpu.onednn` becomes a call to the CPU runtime
+    (`libamp_cpu_runtime.so`) through its C interface, as the CUDA
+    pipeline's cuBLAS calls:
+    - a matmul to `ampOnednnMatmul_<A>_<B>_<C>` (`f32_f32_f32`,
+      `bf16_bf16_f32`) on rank-3 strided views in the runtime's order
+      (A [batch, m, k], B [batch, k, n], C [batch, m, n]; a transposed
+      operand is a view with permuted strides, a missing batch loop a batch
+      of 1 that oneDNN broadcasts), built with
+      `memref.extract_strided_metadata` and `memref.reinterpret_cast`;
+    - a `linalg.conv_2d_nchw_fchw` to `ampOnednnConv2dNchwFchw_f32_f32_f32`
+      with its strides and dilations.
+    The call computes C = A * B + beta * C, beta 1, or 0 when a zero fill of
+    C right before the op (bufferization's zeroed accumulator, in a buffer
+    of the function that the inputs are no views of, with a non-empty
+    reduction) is folded into it. The runtime creates one oneDNN primitive
+    per element types, shapes, strides and beta and keeps it.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
+def AmpCpuBf16Remark : Pass<"amp-cpu-bf16-remark", "ModuleOp"> {
+  let summary = "Say once when the target CPU has no bf16 arithmetic and the module computes in bf16";
+  let description = [{
+    On a target without AVX512-BF16 or AMX (`cpu-features=generic`, or a
+    host such as an AVX2-only machine), a module with arith/math or linalg
+    ops computing bf16 results after autocast gets one remark at the first
+    of them: the bf16 compute is emulated (widened to f32 and rounded back
+    after each op) and so slower than f32; what autocast still saves is
+    memory (bf16 activations and weight copies take half the bytes).
+  }];
+  let options = [
+    Option<"cpuFeatures", "cpu-features", "std::string", /*default=*/"\"host\"",
+           "Target CPU: host, generic, avx512bf16 or amx">,
+  ];
+}
+
+def AmpCpuApproximateMath : Pass<"amp-cpu-approximate-math", "func::FuncOp"> {
+  let summary = "f32 erf, exp and tanh as polynomial approximations that vectorize";
+  let description = [{
+    Upstream's polynomial approximations
+    (`populateMathPolynomialApproximationPatterns`) for f32 `math.erf`,
+    `math.exp` and `math.tanh` (scalars and vectors): arith ops only, so the
+    loop vectorizer vectorizes the elementwise loops that hold them (GELU's
+    erf, softmax's exp), where `convert-math-to-libm` left one scalar libm
+    call per element. `amp-cpu-pipeline` runs it before f16/bf16 math is
+    extended to f32 (`math-extend-to-supported-types`), so narrow math keeps
+    libm's results.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def AmpCpuReadOnlyArguments : Pass<"amp-cpu-read-only-arguments", "ModuleOp"> {
+  let summary = "Public functions never write their tensor arguments' buffers (no copies at the call)";
+  let description = [{
+    Before bufferization: every tensor argument of a public `func.func` with
+    a body (and without `amp.may_write_args`, which declares in-place
+    writes) gets `bufferization.writable = false`, so that one-shot
+    bufferization allocates a new buffer where it would have written the
+    caller's in place, and the function gets the unit attribute
+    `amp_cpu.read_only_args` (kept on the `llvm.func`). The Python package passes
+    numpy arrays to such functions as they are, instead of a private copy
+    per call (which cost two passes over every argument).
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
 #endif // AMP_CODEGEN_CPU_PASSES_TD

@@ -1,7 +1,15 @@
 //===- CpuRuntime.h - runtime support for amp-cpu-pipeline code ---*- C -*-===//
+//
+// The C ABI of libamp_cpu_runtime.so: AMX permission, the allocation
+// counter of the JIT's buffers, and whether the oneDNN contractions
+// (amp-cpu-pipeline{gemm=onednn}) are built in.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef AMP_RUNTIME_CPU_CPURUNTIME_H
 #define AMP_RUNTIME_CPU_CPURUNTIME_H
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +23,27 @@ int amp_cpu_has_amx(void);
 /// granted, 0 when the CPU has no AMX, -1 when the kernel refused. Called by
 /// the library's constructor; calling it again is harmless.
 int amp_cpu_request_amx_permission(void);
+
+/// The bytes of the JIT's buffers (memref.alloc of amp-cpu-pipeline code,
+/// through `_mlir_memref_to_llvm_alloc`) live now, and the most live at once
+/// since the start or the last ampCpuResetPeakMemory. Either pointer may be
+/// null.
+void ampCpuMemoryStats(uint64_t *current, uint64_t *peak);
+
+/// Starts a new peak at the bytes live now.
+void ampCpuResetPeakMemory(void);
+
+/// Allocation and release of the lowered code's buffers
+/// (finalize-memref-to-llvm{use-generic-functions}), counted. A buffer that
+/// compiled code returns is freed with _mlir_memref_to_llvm_free.
+void *_mlir_memref_to_llvm_alloc(uint64_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment, uint64_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
+
+/// 1 when the library was built with oneDNN (the _mlir_ciface_ampOnednn*
+/// entry points compute with it), else 0 (they compute with a reference
+/// loop and say so once).
+int ampCpuHasOnednn(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,42 @@
+//===- CpuTarget.cpp - the CPU features code generation targets -----------===//
+//
+// `cpu-features=host` reads the features of the machine that compiles, which
+// is the machine that runs the JIT (amp-runner, the Python package), from
+// LLVM's host detection (CPUID).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuTarget.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+FailureOr<CpuTarget> mlir::amp::getCpuTarget(llvm::StringRef features) {
+  CpuTarget target;
+  if (features == "generic")
+    return target;
+  if (features == "avx512bf16" || features == "amx") {
+    target.avx512 = target.avx512bf16 = true;
+    target.amx = features == "amx";
+    return target;
+  }
+  if (features != "host")
+    return failure();
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  auto has = [&](llvm::StringRef name) { return host.lookup(name); };
+  target.avx512 = has("avx512f") && has("avx512bw") && has("avx512vl") &&
+                  has("avx512dq");
+  target.avx512bf16 = target.avx512 && has("avx512bf16");
+  target.amx = has("amx-tile") && has("amx-bf16");
+  return target;
+}
+
+std::string mlir::amp::describeCpuTarget(const CpuTarget &target) {
+  std::string s = target.avx512 ? "AVX-512" : "no AVX-512";
+  s += target.avx512bf16 ? ", AVX512-BF16" : ", no AVX512-BF16";
+  s += target.amx ? ", AMX" : ", no AMX";
+  return s;
+}

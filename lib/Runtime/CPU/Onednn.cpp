@@ -1,0 +1,396 @@
+//===- Onednn.cpp - oneDNN contractions for amp-cpu-pipeline{gemm=onednn} -===//
+//
+// The entry points that `amp-cpu-onednn-contractions` calls (C interface:
+// memref descriptors by pointer, like the CUDA runtime's cuBLAS GEMM):
+//
+//   _mlir_ciface_ampOnednnMatmul_<A>_<B>_<C>(A, B, C, beta)
+//       C[b, m, n] = sum_k A[b, m, k] * B[b, k, n] + beta * C[b, m, n]
+//       on rank-3 strided views (a batch of 1 in A or B is broadcast), fp32
+//       accumulation; <A>_<B>_<C> is f32_f32_f32, bf16_bf16_f32 or
+//       bf16_bf16_bf16; beta is 0 (C is overwritten) or 1 (a oneDNN sum
+//       post-op);
+//   _mlir_ciface_ampOnednnConv2dNchwFchw_f32_f32_f32(I, F, O, sh, sw, dh,
+//       dw, beta)
+//       linalg.conv_2d_nchw_fchw (no padding: torch-mlir pads with
+//       tensor.pad), strides and dilations as linalg's.
+//
+// A oneDNN primitive is created once per element types, shapes, strides and
+// beta, and kept (a process-wide cache). oneDNN picks the instructions at
+// run time (AVX2, AVX-512, AVX512-BF16, AMX). Where it has no
+// implementation (or the library was built without oneDNN), the call
+// computes the same result with a reference loop and says so once on
+// stderr: the compiler only sends oneDNN the cases it implements on the
+// host (amp-cpu-onednn-contractions), so this is a last resort, not a
+// crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Runtime/CPU/CpuRuntime.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#ifdef AMP_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace {
+
+template <int Rank>
+struct MemRef {
+  char *allocated;
+  char *aligned;
+  int64_t offset;
+  int64_t sizes[Rank];
+  int64_t strides[Rank];
+};
+
+enum class Elem { F32, BF16 };
+
+int64_t bytes(Elem e) { return e == Elem::F32 ? 4 : 2; }
+const char *name(Elem e) { return e == Elem::F32 ? "f32" : "bf16"; }
+
+float load(const char *base, Elem e, int64_t index) {
+  if (e == Elem::F32) {
+    float v;
+    std::memcpy(&v, base + index * 4, 4);
+    return v;
+  }
+  uint16_t h;
+  std::memcpy(&h, base + index * 2, 2);
+  uint32_t bits = uint32_t(h) << 16;
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+
+void store(char *base, Elem e, int64_t index, float v) {
+  if (e == Elem::F32) {
+    std::memcpy(base + index * 4, &v, 4);
+    return;
+  }
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  uint16_t h;
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    h = uint16_t((bits >> 16) | 0x40); // quiet NaN
+  else
+    h = uint16_t((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16); // RNE
+  std::memcpy(base + index * 2, &h, 2);
+}
+
+template <int Rank>
+char *data(const MemRef<Rank> *m, Elem e) {
+  return m->aligned + m->offset * bytes(e);
+}
+
+/// Says once per kind of call that it runs on the reference loop.
+void warnFallback(const std::string &what) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(what).second)
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: remark: %s: no oneDNN implementation%s; "
+                 "computed with a reference loop (slow)\n",
+                 what.c_str(),
+#ifdef AMP_HAVE_ONEDNN
+                 " on this CPU"
+#else
+                 " (the runtime was built without oneDNN)"
+#endif
+    );
+}
+
+void referenceMatmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
+                     Elem ea, Elem eb, Elem ec, float beta) {
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2],
+          k = a->sizes[2];
+  const char *pa = data(a, ea), *pb = data(b, eb);
+  char *pc = data(c, ec);
+  for (int64_t i = 0; i < batch; ++i) {
+    int64_t ia = a->sizes[0] == 1 ? 0 : i, ib = b->sizes[0] == 1 ? 0 : i;
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t col = 0; col < n; ++col) {
+        int64_t ci = i * c->strides[0] + r * c->strides[1] + col * c->strides[2];
+        float acc = beta != 0.0f ? load(pc, ec, ci) : 0.0f;
+        for (int64_t x = 0; x < k; ++x)
+          acc += load(pa, ea,
+                      ia * a->strides[0] + r * a->strides[1] + x * a->strides[2]) *
+                 load(pb, eb,
+                      ib * b->strides[0] + x * b->strides[1] + col * b->strides[2]);
+        store(pc, ec, ci, acc);
+      }
+  }
+}
+
+void referenceConv(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
+                   const int64_t s[2], const int64_t d[2], float beta) {
+  const char *pi = data(in, Elem::F32), *pf = data(f, Elem::F32);
+  char *po = data(out, Elem::F32);
+  int64_t nb = out->sizes[0], oc = out->sizes[1], oh = out->sizes[2],
+          ow = out->sizes[3], ic = in->sizes[1], kh = f->sizes[2],
+          kw = f->sizes[3];
+  for (int64_t n = 0; n < nb; ++n)
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t oi = n * out->strides[0] + o * out->strides[1] +
+                       y * out->strides[2] + x * out->strides[3];
+          float acc = beta != 0.0f ? load(po, Elem::F32, oi) : 0.0f;
+          for (int64_t c = 0; c < ic; ++c)
+            for (int64_t i = 0; i < kh; ++i)
+              for (int64_t j = 0; j < kw; ++j)
+                acc += load(pi, Elem::F32,
+                            n * in->strides[0] + c * in->strides[1] +
+                                (y * s[0] + i * d[0]) * in->strides[2] +
+                                (x * s[1] + j * d[1]) * in->strides[3]) *
+                       load(pf, Elem::F32,
+                            o * f->strides[0] + c * f->strides[1] +
+                                i * f->strides[2] + j * f->strides[3]);
+          store(po, Elem::F32, oi, acc);
+        }
+}
+
+#ifdef AMP_HAVE_ONEDNN
+
+dnnl::engine &engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::memory::data_type dnnlType(Elem e) {
+  return e == Elem::F32 ? dnnl::memory::data_type::f32
+                        : dnnl::memory::data_type::bf16;
+}
+
+template <int Rank>
+dnnl::memory::desc describe(const MemRef<Rank> *m, Elem e) {
+  dnnl::memory::dims dims(m->sizes, m->sizes + Rank);
+  dnnl::memory::dims strides(m->strides, m->strides + Rank);
+  // A unit dimension's stride does not matter; oneDNN wants it consistent.
+  for (int i = 0; i < Rank; ++i)
+    if (dims[i] == 1)
+      strides[i] = 0;
+  return dnnl::memory::desc(dims, dnnlType(e), strides);
+}
+
+dnnl::primitive_attr sumAttr(float beta) {
+  dnnl::primitive_attr attr;
+  if (beta != 0.0f) {
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  return attr;
+}
+
+/// The cache: one primitive per key (element types, sizes, strides, beta,
+/// kind); an empty entry records that oneDNN has no implementation.
+struct Cache {
+  std::mutex mutex;
+  std::map<std::vector<int64_t>, std::pair<bool, dnnl::primitive>> entries;
+};
+
+Cache &cache() {
+  static Cache c;
+  return c;
+}
+
+template <typename Create>
+bool lookup(const std::vector<int64_t> &key, Create create,
+            dnnl::primitive &out) {
+  Cache &c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.entries.find(key);
+  if (it == c.entries.end()) {
+    std::pair<bool, dnnl::primitive> entry{false, {}};
+    try {
+      entry = {true, create()};
+    } catch (const dnnl::error &) {
+    }
+    it = c.entries.emplace(key, entry).first;
+  }
+  out = it->second.second;
+  return it->second.first;
+}
+
+template <int Rank>
+void appendKey(std::vector<int64_t> &key, const MemRef<Rank> *m) {
+  key.insert(key.end(), m->sizes, m->sizes + Rank);
+  key.insert(key.end(), m->strides, m->strides + Rank);
+}
+
+dnnl::stream &stream() {
+  static dnnl::stream s(engine());
+  return s;
+}
+
+#endif // AMP_HAVE_ONEDNN
+
+void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
+            float beta, Elem ea, Elem eb, Elem ec) {
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2],
+          k = a->sizes[2];
+  bool shapesMatch = a->sizes[1] == m && b->sizes[1] == k &&
+                     b->sizes[2] == n &&
+                     (a->sizes[0] == batch || a->sizes[0] == 1) &&
+                     (b->sizes[0] == batch || b->sizes[0] == 1);
+  if (!shapesMatch) {
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: ampOnednnMatmul: shapes %ldx%ldx%ld * "
+                 "%ldx%ldx%ld -> %ldx%ldx%ld do not match\n",
+                 (long)a->sizes[0], (long)a->sizes[1], (long)a->sizes[2],
+                 (long)b->sizes[0], (long)b->sizes[1], (long)b->sizes[2],
+                 (long)batch, (long)m, (long)n);
+    std::abort();
+  }
+  if (batch == 0 || m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    // C = beta * C: nothing to add.
+    if (beta == 0.0f)
+      for (int64_t i = 0; i < batch; ++i)
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t col = 0; col < n; ++col)
+            store(data(c, ec), ec,
+                  i * c->strides[0] + r * c->strides[1] + col * c->strides[2],
+                  0.0f);
+    return;
+  }
+#ifdef AMP_HAVE_ONEDNN
+  std::vector<int64_t> key = {0, int64_t(ea), int64_t(eb), int64_t(ec),
+                              beta != 0.0f};
+  appendKey(key, a);
+  appendKey(key, b);
+  appendKey(key, c);
+  dnnl::primitive prim;
+  bool ok = lookup(
+      key,
+      [&] {
+        dnnl::memory::desc ad = describe(a, ea), bd = describe(b, eb),
+                           cd = describe(c, ec);
+#if DNNL_VERSION_MAJOR >= 3
+        dnnl::matmul::primitive_desc pd(engine(), ad, bd, cd, sumAttr(beta));
+#else
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd),
+                                        sumAttr(beta), engine());
+#endif
+        return dnnl::primitive(dnnl::matmul(pd));
+      },
+      prim);
+  if (ok) {
+    dnnl::memory am(describe(a, ea), engine(), data(a, ea)),
+        bm(describe(b, eb), engine(), data(b, eb)),
+        cm(describe(c, ec), engine(), data(c, ec));
+    prim.execute(stream(), {{DNNL_ARG_SRC, am},
+                            {DNNL_ARG_WEIGHTS, bm},
+                            {DNNL_ARG_DST, cm}});
+    stream().wait();
+    return;
+  }
+#endif
+  warnFallback(std::string("ampOnednnMatmul ") + name(ea) + " x " + name(eb) +
+               " -> " + name(ec));
+  referenceMatmul(a, b, c, ea, eb, ec, beta);
+}
+
+void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
+            int64_t sh, int64_t sw, int64_t dh, int64_t dw, float beta) {
+  const int64_t s[2] = {sh, sw}, d[2] = {dh, dw};
+  bool shapesMatch =
+      in->sizes[0] == out->sizes[0] && f->sizes[0] == out->sizes[1] &&
+      f->sizes[1] == in->sizes[1] &&
+      (out->sizes[2] - 1) * sh + (f->sizes[2] - 1) * dh + 1 <= in->sizes[2] &&
+      (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw + 1 <= in->sizes[3];
+  if (!shapesMatch) {
+    std::fprintf(stderr, "amp-cpu-runtime: ampOnednnConv2dNchwFchw: shapes "
+                         "do not match\n");
+    std::abort();
+  }
+  for (int i = 0; i < 4; ++i)
+    if (out->sizes[i] == 0)
+      return;
+#ifdef AMP_HAVE_ONEDNN
+  std::vector<int64_t> key = {1, sh, sw, dh, dw, beta != 0.0f};
+  appendKey(key, in);
+  appendKey(key, f);
+  appendKey(key, out);
+  dnnl::primitive prim;
+  // The right and bottom edges the window does not reach are not padding:
+  // oneDNN wants in = (out - 1) * stride + (k - 1) * dilation + 1 - pad_l +
+  // pad_r, so a negative right pad drops them.
+  dnnl::memory::dims strides = {sh, sw}, dil = {dh - 1, dw - 1},
+                     padL = {0, 0},
+                     padR = {(out->sizes[2] - 1) * sh + (f->sizes[2] - 1) * dh +
+                                 1 - in->sizes[2],
+                             (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw +
+                                 1 - in->sizes[3]};
+  bool ok = lookup(
+      key,
+      [&] {
+        dnnl::memory::desc id = describe(in, Elem::F32),
+                           fd = describe(f, Elem::F32),
+                           od = describe(out, Elem::F32);
+#if DNNL_VERSION_MAJOR >= 3
+        dnnl::convolution_forward::primitive_desc pd(
+            engine(), dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::convolution_direct, id, fd, od, strides, dil,
+            padL, padR, sumAttr(beta));
+#else
+        dnnl::convolution_forward::primitive_desc pd(
+            dnnl::convolution_forward::desc(
+                dnnl::prop_kind::forward_inference,
+                dnnl::algorithm::convolution_direct, id, fd, od, strides, dil,
+                padL, padR),
+            sumAttr(beta), engine());
+#endif
+        return dnnl::primitive(dnnl::convolution_forward(pd));
+      },
+      prim);
+  if (ok) {
+    dnnl::memory im(describe(in, Elem::F32), engine(), data(in, Elem::F32)),
+        fm(describe(f, Elem::F32), engine(), data(f, Elem::F32)),
+        om(describe(out, Elem::F32), engine(), data(out, Elem::F32));
+    prim.execute(stream(), {{DNNL_ARG_SRC, im},
+                            {DNNL_ARG_WEIGHTS, fm},
+                            {DNNL_ARG_DST, om}});
+    stream().wait();
+    return;
+  }
+#endif
+  warnFallback("ampOnednnConv2dNchwFchw f32");
+  referenceConv(in, f, out, s, d, beta);
+}
+
+} // namespace
+
+extern "C" int ampCpuHasOnednn(void) {
+#ifdef AMP_HAVE_ONEDNN
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+#define AMP_MATMUL(A, B, C, EA, EB, EC)                                        \
+  extern "C" void _mlir_ciface_ampOnednnMatmul_##A##_##B##_##C(                \
+      MemRef<3> *a, MemRef<3> *b, MemRef<3> *c, float beta) {                  \
+    matmul(a, b, c, beta, Elem::EA, Elem::EB, Elem::EC);                       \
+  }
+AMP_MATMUL(f32, f32, f32, F32, F32, F32)
+AMP_MATMUL(bf16, bf16, f32, BF16, BF16, F32)
+AMP_MATMUL(bf16, bf16, bf16, BF16, BF16, BF16)
+#undef AMP_MATMUL
+
+extern "C" void _mlir_ciface_ampOnednnConv2dNchwFchw_f32_f32_f32(
+    MemRef<4> *in, MemRef<4> *filter, MemRef<4> *out, int64_t sh, int64_t sw,
+    int64_t dh, int64_t dw, float beta) {
+  conv2d(in, filter, out, sh, sw, dh, dw, beta);
+}

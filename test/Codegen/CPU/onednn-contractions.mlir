@@ -1,0 +1,65 @@
+// RUN: amp-opt %s -split-input-file --amp-cpu-onednn-contractions | FileCheck %s
+
+// A marked matmul on buffers becomes a call of the runtime's oneDNN matmul
+// on rank-3 views (A [1, m, k], B [1, k, n], C [1, m, n]); the zero fill of
+// its freshly allocated output right before it is folded into the call
+// (beta = 0).
+// CHECK-LABEL: func @matmul_zero_fill
+// CHECK-NOT: linalg.fill
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, %{{.*}}, %{{.*}}], strides: [0, %{{.*}}, %{{.*}}]
+// CHECK: %[[B:.*]] = memref.reinterpret_cast
+// CHECK: %[[C:.*]] = memref.reinterpret_cast
+// CHECK: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @ampOnednnMatmul_f32_f32_f32(%[[A]], %[[B]], %[[C]], %[[BETA]]) : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, f32) -> ()
+// CHECK-NOT: linalg.matmul
+// CHECK: func.func private @ampOnednnMatmul_f32_f32_f32({{.*}}) attributes {llvm.emit_c_interface}
+func.func @matmul_zero_fill(%a: memref<8x16xf32>, %b: memref<16x32xf32>) -> memref<8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x32xf32>)
+  linalg.matmul {amp_cpu.onednn} ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
+  return %c : memref<8x32xf32>
+}
+
+// -----
+
+// Accumulating into an argument: beta = 1. B is read transposed (n, k):
+// its view swaps the strides (sizes [1, k, n] from the buffer's dims 1, 0).
+// bf16 x bf16 -> f32 calls the bf16 entry point.
+// CHECK-LABEL: func @transposed_bf16
+// CHECK: %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[M:[a-z0-9_]+]]:2, %[[S:[a-z0-9_]+]]:2 = memref.extract_strided_metadata %arg1
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, %[[M]]#1, %[[M]]#0], strides: [0, %[[S]]#1, %[[S]]#0]
+// CHECK: %[[BETA:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @ampOnednnMatmul_bf16_bf16_f32({{.*}}, %[[BETA]])
+func.func @transposed_bf16(%a: memref<8x16xbf16>, %bt: memref<32x16xbf16>, %c: memref<8x32xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] {amp_cpu.onednn}
+      ins(%a, %bt : memref<8x16xbf16>, memref<32x16xbf16>) outs(%c : memref<8x32xf32>)
+  return
+}
+
+// -----
+
+// batch_matmul: every view has the batch; an unmarked matmul stays.
+// CHECK-LABEL: func @batch
+// CHECK-COUNT-3: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: call @ampOnednnMatmul_f32_f32_f32
+// CHECK: linalg.matmul ins
+func.func @batch(%a: memref<2x8x16xf32>, %b: memref<2x16x32xf32>, %c: memref<2x8x32xf32>,
+                 %d: memref<8x16xf32>, %e: memref<16x32xf32>, %f: memref<8x32xf32>) {
+  linalg.batch_matmul {amp_cpu.onednn} ins(%a, %b : memref<2x8x16xf32>, memref<2x16x32xf32>) outs(%c : memref<2x8x32xf32>)
+  linalg.matmul ins(%d, %e : memref<8x16xf32>, memref<16x32xf32>) outs(%f : memref<8x32xf32>)
+  return
+}
+
+// -----
+
+// A convolution passes its strides and dilations.
+// CHECK-LABEL: func @conv
+// CHECK-COUNT-2: arith.constant 2 : index
+// CHECK-COUNT-2: arith.constant 1 : index
+// CHECK: call @ampOnednnConv2dNchwFchw_f32_f32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c2, %c2_{{[0-9]+}}, %c1, %c1_{{[0-9]+}}, %{{.*}})
+func.func @conv(%i: memref<1x3x9x9xf32>, %f: memref<4x3x3x3xf32>, %o: memref<1x4x4x4xf32>) {
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%i, %f : memref<1x3x9x9xf32>, memref<4x3x3x3xf32>) outs(%o : memref<1x4x4x4xf32>)
+  return
+}
