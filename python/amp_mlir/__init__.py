@@ -20,12 +20,13 @@ Layer: the package's front door, above every module; it only re-exports.
 The modules, lowest layer first (each imports only modules of lower layers,
 at its top, never this one): ``_config`` (build paths), ``_capi`` (the
 ctypes binding), ``ir`` (contexts, modules, pipelines) and ``runtime``
-(element types, the CUDA runtime), ``device`` (device arrays), ``jit``
+(element types, the CPU and CUDA runtimes), ``device`` (device arrays), ``jit``
 (execution), ``compiler`` (:func:`compile`), ``autodiff``, ``training``
 and ``digits`` (model building and training). See docs/Python.md.
 """
 from .ir import Context, FunctionSignature, MLIRError, Module, TensorSpec
-from .runtime import (cuda_device_count, cuda_memory_stats, cuda_release_cached_memory,
+from .runtime import (cpu_has_onednn, cpu_memory_stats, cpu_reset_peak_memory,
+                      cuda_device_count, cuda_memory_stats, cuda_release_cached_memory,
                       cuda_reset_peak_memory, numpy_dtype)
 from .device import DeviceArray, to_device
 from .jit import ExecutionEngine
@@ -33,5 +34,6 @@ from .compiler import Executable, compile
 
 __all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
            "ExecutionEngine", "Executable", "compile", "numpy_dtype",
+           "cpu_memory_stats", "cpu_reset_peak_memory", "cpu_has_onednn",
            "cuda_device_count", "cuda_memory_stats", "cuda_reset_peak_memory",
            "cuda_release_cached_memory", "DeviceArray", "to_device"]

@@ -3,8 +3,12 @@
 Functions are called through their ``_mlir_ciface_`` wrappers
 (``llvm.emit_c_interface``): every tensor argument is passed as a pointer to
 a memref descriptor ``{allocated, aligned, offset, sizes[r], strides[r]}``
-over a C-contiguous copy of the numpy array; results come back as new numpy
-arrays (the JIT's buffers are copied and freed). Modules compiled by
+over the numpy array itself when the function does not write its arguments
+(``amp_cpu.read_only_args``, which ``amp-cpu-pipeline`` sets, and the array is
+C-contiguous), else over a C-contiguous copy; results come back as numpy
+arrays over the buffers the JIT allocated (no copy; freed with the array,
+through the runtime that allocated them), or as copies when a result is an
+argument's buffer or strided. Modules compiled by
 ``amp-cuda-pipeline`` can also be called on device arrays, with no copies:
 :meth:`ExecutionEngine.invoke_device`.
 
@@ -23,7 +27,7 @@ import numpy as np
 from . import _capi as C
 from .device import DeviceArray, _Buffer, to_device
 from .ir import MLIRError
-from .runtime import numpy_dtype
+from .runtime import cpu_runtime_library, numpy_dtype
 
 __all__ = ["ExecutionEngine"]
 
@@ -112,6 +116,22 @@ _INT_RANGES = {"i1": (0, 1), "i8": (-2 ** 7, 2 ** 7 - 1), "i16": (-2 ** 15, 2 **
                "index": (-2 ** 63, 2 ** 63 - 1)}
 
 
+class _JitBuffer:
+    """Owns a buffer that compiled code allocated and returned: numpy arrays
+    over it keep it alive (as their base), and it is freed with them, by
+    ``free`` (the runtime's counting free, or libc's)."""
+
+    def __init__(self, allocated, aligned, nbytes, free):
+        self._allocated, self._free = allocated, free
+        self.__array_interface__ = {"data": (aligned, False), "shape": (nbytes,),
+                                    "typestr": "|u1", "version": 3}
+
+    def __del__(self):
+        if self._allocated:
+            self._free(self._allocated)
+            self._allocated = 0
+
+
 class ExecutionEngine:
     """JIT-compiles a module lowered to the LLVM dialect.
 
@@ -132,6 +152,14 @@ class ExecutionEngine:
         self.module = module
         self.signatures = dict(signatures)
         self._written = {}  # entry point -> arguments it may write
+        self._read_only = {}  # function -> whether it never writes its arguments
+        # Buffers of amp-cpu-pipeline code come from the CPU runtime's counting
+        # allocator (finalize-memref-to-llvm{use-generic-functions}) and go
+        # back to it; other modules' from malloc.
+        if module.function_attribute("_mlir_memref_to_llvm_alloc", "sym_name") is not None:
+            self._free = cpu_runtime_library()._mlir_memref_to_llvm_free
+        else:
+            self._free = C.libc.free
         libs = C.lib.ampGetJitRuntimeLibraries().decode().split(";")
         paths = (C.MlirStringRef * len(libs))(*[C.MlirStringRef.of(p) for p in libs])
         self._keep = [p.encode() for p in libs]
@@ -164,20 +192,29 @@ class ExecutionEngine:
         """
         sig = self._signature(name, args)
         keep_alive, input_ptrs = [], set()
-        values = [self._pack_argument(name, i, arg, spec, keep_alive, input_ptrs)
+        copy = not self._reads_only(name)
+        values = [self._pack_argument(name, i, arg, spec, keep_alive, input_ptrs, copy)
                   for i, (arg, spec) in enumerate(zip(args, sig.inputs))]
         fields = self._call(name, sig, values, keep_alive)
         if fields is None:
             return None
         # Results may share a buffer (the same value returned twice, or two
-        # results merged by CSE): each buffer is freed once, after all are
-        # copied.
-        to_free = set()
-        out = [self._unpack_result(f, r, input_ptrs, to_free)
+        # results merged by CSE): one owner per buffer; a buffer copied out
+        # is freed once, after all are copied.
+        owners, to_free = {}, set()
+        out = [self._unpack_result(f, r, input_ptrs, owners, to_free)
                for f, r in zip(fields, sig.results)]
-        for ptr in to_free:
-            C.libc.free(ptr)
+        for ptr in to_free - set(owners):
+            self._free(ptr)
         return out[0] if len(out) == 1 else tuple(out)
+
+    def _reads_only(self, name):
+        """Whether ``@name`` never writes its arguments' buffers
+        (``amp_cpu.read_only_args``; read from the lowered module once)."""
+        if name not in self._read_only:
+            self._read_only[name] = self.module.function_attribute(
+                name, "amp_cpu.read_only_args") is not None
+        return self._read_only[name]
 
     def invoke_device(self, name, *args, donate=()):
         """Calls ``@name`` on device arrays, without host copies: its managed
@@ -352,12 +389,14 @@ class ExecutionEngine:
         return [getattr(result_struct, f"r{i}") for i in range(len(results))]
 
     @staticmethod
-    def _pack_argument(name, i, arg, spec, keep_alive, input_ptrs):
+    def _pack_argument(name, i, arg, spec, keep_alive, input_ptrs, copy=True):
         if spec.is_scalar:
             return ExecutionEngine._pack_scalar(name, i, arg, spec, keep_alive)
         array = _checked_array(name, i, arg, spec)
-        # A private copy: compiled code may write its arguments in place.
-        array = np.array(array, order="C", copy=True)
+        # A private copy when compiled code may write its arguments in place;
+        # otherwise the array itself (a copy only if it is not C-contiguous).
+        array = np.array(array, order="C", copy=True) if copy else \
+            np.ascontiguousarray(array)
         keep_alive.append(array)
         desc = _descriptor_type(spec.rank)()
         data = array.ctypes.data if array.size else 0
@@ -398,8 +437,7 @@ class ExecutionEngine:
         v = value.value
         return bool(v) if spec.element_type == "i1" else v
 
-    @staticmethod
-    def _unpack_result(value, spec, input_ptrs, to_free):
+    def _unpack_result(self, value, spec, input_ptrs, owners, to_free):
         if spec.is_scalar:
             # A field of the results struct: ctypes gives a Python number.
             return bool(value) if spec.element_type == "i1" else value
@@ -407,6 +445,24 @@ class ExecutionEngine:
         shape = tuple(value.sizes[d] for d in range(spec.rank)) if spec.rank else ()
         strides = tuple(value.strides[d] for d in range(spec.rank)) if spec.rank else ()
         count = int(np.prod(shape)) if shape else 1
+        # A contiguous buffer the function allocated: the array is a view of
+        # it that frees it when it goes (no copy).
+        ours = value.allocated and value.allocated not in input_ptrs
+        if ours and count and value.aligned and all(
+                n == 1 or s == c for n, s, c in
+                zip(shape, strides, _contiguous_strides(shape))):
+            owner = owners.get(value.allocated)
+            if owner is None:
+                # The owner spans the whole allocation as far as it is known:
+                # from the aligned pointer to the end of this result.
+                end = (value.offset + count) * dtype.itemsize
+                owner = owners[value.allocated] = _JitBuffer(
+                    value.allocated, value.aligned, end, self._free)
+            elif owner.__array_interface__["shape"][0] < (value.offset + count) * dtype.itemsize:
+                owner.__array_interface__["shape"] = ((value.offset + count) * dtype.itemsize,)
+            raw = np.asarray(owner)
+            start = value.offset * dtype.itemsize
+            return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
         out = np.empty(shape, dtype=dtype)
         if count and value.aligned:
             base = value.aligned + value.offset * dtype.itemsize

@@ -1,4 +1,4 @@
-"""Element types and the project's CUDA runtime, as execution needs them.
+"""Element types and the project's CPU and CUDA runtimes, as execution needs them.
 
 Layer: runtime support, below execution (:mod:`.device`, :mod:`.jit`) and
 beside :mod:`.ir`. Imports from the package: :mod:`._config` only (it needs
@@ -7,6 +7,11 @@ neither MLIR nor the C API's handles).
 - MLIR element type names and numpy dtypes: :func:`numpy_dtype` and
   :func:`element_type_of`. f32, f64, f16 (numpy float16), bf16
   (``ml_dtypes.bfloat16``), i1 (bool), i8/i16/i32/i64 and index (int64).
+- CPU: the project's CPU runtime ``libamp_cpu_runtime.so`` (the one the JIT
+  loads with libAmpMLIRCAPI.so): :func:`cpu_runtime_library`, the memory
+  statistics of the buffers compiled CPU code allocates
+  (:func:`cpu_memory_stats`, :func:`cpu_reset_peak_memory`) and whether its
+  oneDNN contractions are built in (:func:`cpu_has_onednn`).
 - CUDA: :func:`cuda_device_count` (the driver's), and the project's CUDA
   runtime ``libamp_cuda_runtime.so`` (the one the JIT loads with
   libAmpMLIRCAPI.so): :func:`cuda_runtime_library` and the memory
@@ -20,7 +25,8 @@ import numpy as np
 
 from . import _config
 
-__all__ = ["numpy_dtype", "element_type_of", "cuda_device_count",
+__all__ = ["numpy_dtype", "element_type_of", "cpu_runtime_library", "cpu_memory_stats",
+           "cpu_reset_peak_memory", "cpu_has_onednn", "cuda_device_count",
            "cuda_runtime_library", "cuda_memory_stats", "cuda_reset_peak_memory",
            "cuda_release_cached_memory"]
 
@@ -58,6 +64,53 @@ def element_type_of(dtype):
     if dtype.name not in names:
         raise TypeError(f"amp_mlir: no MLIR element type for numpy dtype {dtype}")
     return names[dtype.name]
+
+
+_CPU_RUNTIME = []
+
+
+def cpu_runtime_library():
+    """The project's CPU runtime (libamp_cpu_runtime.so), the one the JIT
+    loads with libAmpMLIRCAPI.so (the same library, so the same counters),
+    with its allocation and statistics functions declared."""
+    if not _CPU_RUNTIME:
+        capi = os.environ.get("AMP_MLIR_CAPI_LIBRARY", _config.CAPI_LIBRARY)
+        lib = ctypes.CDLL(os.path.join(os.path.dirname(capi), "libamp_cpu_runtime.so"))
+        lib.ampCpuMemoryStats.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 2
+        lib.ampCpuMemoryStats.restype = None
+        lib.ampCpuResetPeakMemory.argtypes = []
+        lib.ampCpuResetPeakMemory.restype = None
+        lib.ampCpuHasOnednn.argtypes = []
+        lib.ampCpuHasOnednn.restype = ctypes.c_int
+        lib._mlir_memref_to_llvm_free.argtypes = [ctypes.c_void_p]
+        lib._mlir_memref_to_llvm_free.restype = None
+        _CPU_RUNTIME.append(lib)
+    return _CPU_RUNTIME[0]
+
+
+def cpu_memory_stats():
+    """``(current, peak)``: the bytes of the buffers that code compiled by
+    ``amp-cpu-pipeline`` allocated (its ``memref.alloc``\ s: activations,
+    temporaries, results not yet freed) live now, and the most live at once
+    since the start or the last :func:`cpu_reset_peak_memory` (as
+    ``torch.cuda.max_memory_allocated``, for the CPU JIT). Arrays passed in
+    are the caller's and not counted; results returned to Python count until
+    the numpy arrays that hold them are freed."""
+    current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
+    cpu_runtime_library().ampCpuMemoryStats(ctypes.byref(current), ctypes.byref(peak))
+    return current.value, peak.value
+
+
+def cpu_reset_peak_memory():
+    """Starts a new peak for :func:`cpu_memory_stats` at the bytes live now."""
+    cpu_runtime_library().ampCpuResetPeakMemory()
+
+
+def cpu_has_onednn():
+    """Whether the CPU runtime was built with oneDNN, so that
+    ``amp-cpu-pipeline{gemm=onednn}`` calls its primitives (without it, the
+    calls compute with a slow reference loop and say so)."""
+    return bool(cpu_runtime_library().ampCpuHasOnednn())
 
 
 def cuda_device_count():

@@ -1,0 +1,177 @@
+"""amp-cpu-pipeline{gemm=onednn}: contractions and convolutions on the CPU
+runtime's oneDNN primitives, against numpy (f32 and bf16 inputs with f32
+accumulation), the remark when a case stays on code generation, and the
+bf16-emulation remark on a CPU without bf16 arithmetic.
+
+The bf16 oneDNN path needs AVX-512 (the ``avx512`` mark); elsewhere the same
+bf16 tests check that code generation takes over with a remark.
+"""
+import numpy as np
+import pytest
+
+import amp_mlir as amp
+from amp_mlir.runtime import numpy_dtype
+
+
+def _cpu_flags():
+    try:
+        text = open("/proc/cpuinfo").read()
+    except OSError:
+        return set()
+    line = next((l for l in text.splitlines() if l.startswith("flags")), "")
+    return set(line.split(":", 1)[-1].split())
+
+
+FLAGS = _cpu_flags()
+AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= FLAGS
+avx512 = pytest.mark.skipif(not AVX512, reason="needs AVX-512 (oneDNN's bf16 matmul)")
+onednn = pytest.mark.skipif(not amp.cpu_has_onednn(),
+                            reason="the CPU runtime was built without oneDNN")
+
+MATMUL = """
+func.func @f(%a: tensor<{M}x{K}x{T}>, %b: tensor<{K}x{N}x{T}>) -> tensor<{M}x{N}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{M}x{N}xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<{M}x{K}x{T}>, tensor<{K}x{N}x{T}>) outs(%c : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  return %r : tensor<{M}x{N}xf32>
+}}
+"""
+
+MATMUL_BT_ACC = """
+func.func @f(%a: tensor<{M}x{K}xf32>, %bt: tensor<{N}x{K}xf32>, %c: tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32> {{
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+       ins(%a, %bt : tensor<{M}x{K}xf32>, tensor<{N}x{K}xf32>) outs(%c : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  return %r : tensor<{M}x{N}xf32>
+}}
+"""
+
+BATCH = """
+func.func @f(%a: tensor<{B}x{M}x{K}xf32>, %b: tensor<{B}x{K}x{N}xf32>) -> tensor<{B}x{M}x{N}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{B}x{M}x{N}xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<{B}x{M}x{N}xf32>) -> tensor<{B}x{M}x{N}xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<{B}x{M}x{K}xf32>, tensor<{B}x{K}x{N}xf32>) outs(%c : tensor<{B}x{M}x{N}xf32>) -> tensor<{B}x{M}x{N}xf32>
+  return %r : tensor<{B}x{M}x{N}xf32>
+}}
+"""
+
+CONV = """
+func.func @f(%i: tensor<2x3x17x17xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<2x8x8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8x8xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+       ins(%i, %w : tensor<2x3x17x17xf32>, tensor<8x3x3x3xf32>) outs(%c : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  return %r : tensor<2x8x8x8xf32>
+}
+"""
+
+RNG = np.random.default_rng(7)
+
+
+def _compile(text, features="host"):
+    ctx = amp.Context()
+    exe = amp.compile(text, pipeline=f"amp-cpu-pipeline{{gemm=onednn cpu-features={features}}}",
+                      context=ctx)
+    return exe, ctx
+
+
+ENTRY_POINTS = ["ampOnednnMatmul_f32_f32_f32", "ampOnednnMatmul_bf16_bf16_f32",
+                "ampOnednnConv2dNchwFchw_f32_f32_f32"]
+
+
+def _lowered_calls(text, features="host"):
+    """The runtime entry points the lowered module declares."""
+    m = amp.Context().parse(text)
+    m.run_pipeline(f"amp-cpu-pipeline{{gemm=onednn cpu-features={features}}}")
+    return {name for name in ENTRY_POINTS
+            if m.function_attribute(name, "sym_name") is not None}
+
+
+@onednn
+@pytest.mark.parametrize("m,n,k", [(64, 48, 32), (5, 7, 3), (128, 256, 96)])
+def test_matmul_f32(m, n, k):
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((k, n)).astype(np.float32)
+    text = MATMUL.format(M=m, N=n, K=k, T="f32")
+    assert _lowered_calls(text) == {"ampOnednnMatmul_f32_f32_f32"}
+    exe, _ = _compile(text)
+    np.testing.assert_allclose(exe.invoke("f", a, b), a @ b, rtol=1e-5, atol=1e-4)
+
+
+@onednn
+def test_matmul_transposed_b_accumulates():
+    m, n, k = 16, 24, 40
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    bt = RNG.standard_normal((n, k)).astype(np.float32)
+    c = RNG.standard_normal((m, n)).astype(np.float32)
+    exe, _ = _compile(MATMUL_BT_ACC.format(M=m, N=n, K=k))
+    c_before = c.copy()
+    np.testing.assert_allclose(exe.invoke("f", a, bt, c), c + a @ bt.T, rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(c, c_before)  # the caller's accumulator is not written
+
+
+@onednn
+def test_batch_matmul_f32():
+    bsz, m, n, k = 3, 32, 16, 24
+    a = RNG.standard_normal((bsz, m, k)).astype(np.float32)
+    b = RNG.standard_normal((bsz, k, n)).astype(np.float32)
+    exe, _ = _compile(BATCH.format(B=bsz, M=m, N=n, K=k))
+    np.testing.assert_allclose(exe.invoke("f", a, b), a @ b, rtol=1e-5, atol=1e-4)
+
+
+@onednn
+def test_conv_f32():
+    x = RNG.standard_normal((2, 3, 17, 17)).astype(np.float32)
+    w = RNG.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    assert _lowered_calls(CONV) == {"ampOnednnConv2dNchwFchw_f32_f32_f32"}
+    exe, _ = _compile(CONV)
+    ref = np.zeros((2, 8, 8, 8), np.float32)
+    for i in range(3):
+        for j in range(3):
+            patch = x[:, :, i:i + 16:2, j:j + 16:2]  # 2 x 3 x 8 x 8
+            ref += np.einsum("nchw,fc->nfhw", patch, w[:, :, i, j])
+    np.testing.assert_allclose(exe.invoke("f", x, w), ref, rtol=1e-4, atol=1e-4)
+
+
+def _bf16_case(m=48, n=40, k=64):
+    bf16 = numpy_dtype("bf16")
+    a = RNG.standard_normal((m, k)).astype(bf16)
+    b = RNG.standard_normal((k, n)).astype(bf16)
+    # fp32 accumulation of the exact bf16 products.
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    return a, b, ref, MATMUL.format(M=m, N=n, K=k, T="bf16")
+
+
+@onednn
+@avx512
+def test_matmul_bf16_f32_accumulation_on_onednn():
+    a, b, ref, text = _bf16_case()
+    assert _lowered_calls(text) == {"ampOnednnMatmul_bf16_bf16_f32"}
+    exe, _ = _compile(text)
+    np.testing.assert_allclose(exe.invoke("f", a, b), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_matmul_bf16_generic_cpu_falls_back_to_codegen_with_a_remark():
+    a, b, ref, text = _bf16_case()
+    assert _lowered_calls(text, features="generic") == set()
+    exe, ctx = _compile(text, features="generic")
+    remarks = " ".join(str(w) for w in ctx.warnings)
+    assert "stays on code generation: oneDNN has no bf16 matmul on a CPU without AVX-512" in remarks
+    assert "bf16 compute is emulated" in remarks
+    np.testing.assert_allclose(exe.invoke("f", a, b), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_bf16_remark_only_without_bf16_arithmetic():
+    _, _, _, text = _bf16_case()
+    for features, said in (("generic", True), ("avx512bf16", False)):
+        ctx = amp.Context()
+        amp.compile(text, pipeline=f"amp-cpu-pipeline{{cpu-features={features}}}", context=ctx)
+        remarks = " ".join(str(w) for w in ctx.warnings)
+        assert ("this CPU has no bf16 arithmetic" in remarks) == said, features
+
+
+def test_bad_gemm_option_is_an_error():
+    with pytest.raises(amp.MLIRError, match="gemm must be codegen or onednn, got 'blas'"):
+        amp.compile(MATMUL.format(M=4, N=4, K=4, T="f32"), pipeline="amp-cpu-pipeline{gemm=blas}")
