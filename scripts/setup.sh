@@ -41,3 +41,20 @@ if ! "$venv/bin/python" -c "import ml_dtypes, numpy, sklearn, pytest" 2>/dev/nul
   "$venv/bin/pip" install -q "ml_dtypes<0.5" "numpy==$numpy_version" \
     || { echo "setup: pip could not install ml_dtypes (is PyPI reachable?)" >&2; exit 1; }
 fi
+
+# --- oneDNN for amp-cpu-pipeline{gemm=onednn} (the CPU runtime's contraction
+# library; lib/Runtime/CPU/CMakeLists.txt finds it, and builds without it
+# when it is absent). Debian's libdnnl-dev (oneDNN 2.6, 39 MB, OpenMP
+# threading) rather than PyPI's onednn/onednn-devel: the PyPI wheel is the
+# SYCL/DPC++ build (a 110 MB library that pulls intel-opencl-rt and
+# dpcpp-cpp-rt), installs into the venv the C++ build would have to search,
+# and is not what CI's apt-based setup already trusts. Idempotent: skipped
+# when installed.
+if ! dpkg-query -W -f='${Status}' libdnnl-dev 2>/dev/null | grep -q "install ok installed"; then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "setup: installing libdnnl-dev (oneDNN)"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends libdnnl-dev
+fi
+# --- end oneDNN
