@@ -124,12 +124,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
   // has no instruction; math on f16/bf16 runs in f32, rounded to f16/bf16
-  // after each op as PyTorch does (amp-keep-narrow-rounding); f32 erf, exp
-  // and tanh become polynomials that the loop vectorizer takes
+  // after each op as PyTorch does (amp-keep-narrow-rounding); f32 erf and
+  // tanh become polynomials that the loop vectorizer takes
   // (amp-cpu-approximate-math, before the f16/bf16 math is extended: that
-  // stays on libm, whose results the narrow rounding tests and the f16
-  // training runs were calibrated on; a polynomial 1-2 f32 ulps off moved
-  // the digits f16 run's accuracy from 97.3% to 96.4%). lower-affine runs again after
+  // stays on libm, whose results the narrow rounding tests were calibrated
+  // on). lower-affine runs again after
   // expand-strided-metadata, which creates affine.apply ops. Buffers are
   // allocated and freed through the runtime's counting functions
   // (use-generic-functions: _mlir_memref_to_llvm_alloc/free,

@@ -55,8 +55,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> approximateMath{
       *this, "approximate-math",
-      llvm::cl::desc("f32 erf, exp and tanh as polynomial approximations "
-                     "that vectorize (false: libm calls, one per element)"),
+      llvm::cl::desc("f32 erf and tanh as polynomial approximations that "
+                     "vectorize (false: libm calls, one per element)"),
       llvm::cl::init(true)};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",

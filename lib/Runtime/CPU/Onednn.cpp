@@ -27,6 +27,7 @@
 
 #include "amp/Runtime/CPU/CpuRuntime.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -174,10 +175,17 @@ template <int Rank>
 dnnl::memory::desc describe(const MemRef<Rank> *m, Elem e) {
   dnnl::memory::dims dims(m->sizes, m->sizes + Rank);
   dnnl::memory::dims strides(m->strides, m->strides + Rank);
-  // A unit dimension's stride does not matter; oneDNN wants it consistent.
+  // A unit dimension's stride does not matter to the data, but oneDNN reads
+  // the layout from the strides (a stride of 0 made it a "bca" layout that
+  // only its reference matmul takes, 500x slower): give each unit dimension
+  // the stride of an outermost one.
+  int64_t outer = 1;
+  for (int i = 0; i < Rank; ++i)
+    if (dims[i] != 1)
+      outer = std::max<int64_t>(outer, strides[i] * dims[i]);
   for (int i = 0; i < Rank; ++i)
     if (dims[i] == 1)
-      strides[i] = 0;
+      strides[i] = outer;
   return dnnl::memory::desc(dims, dnnlType(e), strides);
 }
 
