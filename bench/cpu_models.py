@@ -15,7 +15,9 @@ the ratios (PyTorch f32 / ours f32: above 1 means faster than PyTorch;
 own f32 / own autocast), the peak bytes of the JIT's buffers per call
 (amp.cpu_memory_stats) and the relative L2 error against PyTorch f32. Then
 GEMM GFLOP/s: torch.matmul f32 and bf16, ours f32 and bf16 (f32
-accumulation), on both paths.
+accumulation), on both paths. PyTorch is timed in a child process started
+by this run (in one process, the two OpenMP runtimes' spinning threads slow
+each other down).
 
 Needs torch, torchvision and torch-mlir in the interpreter (the project's
 venv once they are installed there, or /work/scratch/torch/venv-full):
@@ -27,6 +29,7 @@ RTLD_GLOBAL; the other order aborts on duplicate LLVM options).
 import argparse
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -119,6 +122,32 @@ def median_time(fn, repeat, warmup=2):
     return float(np.median(times))
 
 
+def torch_times(what, repeat):
+    """PyTorch's median times (f32, bf16 autocast or bf16 tensors) for a model
+    name or 'gemm:N', measured in a child process: in this one, the OpenMP
+    threads of amp's JIT (LLVM's libomp) and of torch (its own libgomp) spin
+    after their parallel regions and slow each other down (torch's
+    LayerNorm+Linear took 80 ms here instead of 3)."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--torch-child", what,
+                          "--repeat", str(repeat)], capture_output=True, text=True, check=True)
+    return [float(v) for v in out.stdout.split()[-2:]]
+
+
+def torch_child(what, repeat):
+    with torch.no_grad():
+        if what.startswith("gemm:"):
+            n = int(what[5:])
+            a, b = torch.randn(n, n), torch.randn(n, n)
+            a16, b16 = a.bfloat16(), b.bfloat16()
+            print(median_time(lambda: a @ b, repeat), median_time(lambda: a16 @ b16, repeat))
+            return
+        model, x = build(what)
+        t32 = median_time(lambda: model(x), repeat)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            t16 = median_time(lambda: model(x), repeat)
+        print(t32, t16)
+
+
 def rel_l2(a, ref):
     a, ref = np.asarray(a, np.float64), np.asarray(ref, np.float64)
     return float(np.linalg.norm(a - ref) / max(np.linalg.norm(ref), 1e-30))
@@ -144,9 +173,7 @@ def bench_models(names, repeat):
         text, args = export(model, x)
         with torch.no_grad():
             ref = model(x).numpy()
-            t_torch = median_time(lambda: model(x), repeat)
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                t_torch_bf16 = median_time(lambda: model(x), repeat)
+        t_torch, t_torch_bf16 = torch_times(name, repeat)
         for gemm in ("codegen", "onednn"):
             t32, m32, y32 = ours(text, args, f"amp-cpu-pipeline{{autocast=0 gemm={gemm}}}", repeat)
             tam, mam, yam = ours(autocast_text(text), args,
@@ -179,11 +206,9 @@ def bench_gemm(sizes, repeat):
         rng = np.random.default_rng(0)
         a = rng.standard_normal((n, n)).astype(np.float32)
         b = rng.standard_normal((n, n)).astype(np.float32)
-        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         r = max(2, repeat // (n // 1024) ** 2)
-        g = {"torch f32": flops / median_time(lambda: ta @ tb, r)}
-        ta16, tb16 = ta.bfloat16(), tb.bfloat16()
-        g["torch bf16"] = flops / median_time(lambda: ta16 @ tb16, r)
+        t32, t16 = torch_times(f"gemm:{n}", r)
+        g = {"torch f32": flops / t32, "torch bf16": flops / t16}
         for gemm in ("codegen", "onednn"):
             for t, (x, y) in (("f32", (a, b)), ("bf16", (a.astype(bf16), b.astype(bf16)))):
                 exe = amp.compile(GEMM.format(n=n, t=t),
@@ -203,7 +228,10 @@ def main():
     parser.add_argument("--models", nargs="*", default=["lnlin", "mha", "block", "resnet18"])
     parser.add_argument("--gemm", nargs="*", type=int, default=[1024, 2048])
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--torch-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.torch_child:
+        return torch_child(args.torch_child, args.repeat)
     flags = open("/proc/cpuinfo").read().split("flags")[1].split("\n")[0].split()
     model_name = [l for l in open("/proc/cpuinfo").read().splitlines()
                   if l.startswith("model name")][0].split(":", 1)[1].strip()

@@ -6,7 +6,8 @@ amp-cpu-pipeline: an MLP (batch 256, 512 -> 1024 -> GELU -> 1024 -> ReLU ->
 10) and a transformer block (8 sequences of 64 tokens, d=256, 4 heads, MLP
 1024) with a 10-class head, both with momentum SGD. Each step is timed
 (median of --repeat after --warmup) in the same run, and the table gives
-steps per second and the autocast / f32 ratio. Run with the build's
+steps per second and the autocast / f32 ratio, and the peak bytes of the
+JIT's buffers in one step (amp.cpu_memory_stats) with their ratio. Run with the build's
 virtual environment: build/venv/bin/python bench/train_step.py
 """
 import argparse
@@ -17,6 +18,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import amp_mlir as amp  # noqa: E402
 from amp_mlir.training import GELU, Linear, ReLU, SGD, Trainer, TransformerBlock  # noqa: E402
 
 MODELS = {
@@ -34,12 +36,18 @@ def time_steps(layers, batch, features, autocast, warmup, repeat):
     y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, batch)]
     for _ in range(warmup):
         trainer.step(x, y)
+    # Peak bytes of the JIT's buffers during one step (activations, gradients,
+    # temporaries; the parameters passed in are not counted).
+    amp.cpu_reset_peak_memory()
+    base, _ = amp.cpu_memory_stats()
+    trainer.step(x, y)
+    peak = amp.cpu_memory_stats()[1] - base
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         trainer.step(x, y)
         times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return float(np.median(times)), peak
 
 
 def main():
@@ -51,12 +59,14 @@ def main():
     seen = [f for f in ("avx2", "fma", "avx512f", "avx512_bf16", "amx_bf16") if f in flags]
     print(f"CPU features: {' '.join(seen)}; {os.cpu_count()} hardware threads")
     print(f"{'model':>18} | {'f32 ms':>8} | {'bf16 ms':>8} | {'f32 steps/s':>11} | "
-          f"{'bf16 steps/s':>12} | bf16/f32")
+          f"{'bf16 steps/s':>12} | bf16/f32 | {'peak f32':>9} | {'peak bf16':>9} | bf16/f32")
     for name, (make, batch, features) in MODELS.items():
-        f32 = time_steps(make(), batch, features, None, args.warmup, args.repeat)
-        bf16 = time_steps(make(), batch, features, ("cpu", "bf16"), args.warmup, args.repeat)
+        f32, m32 = time_steps(make(), batch, features, None, args.warmup, args.repeat)
+        bf16, m16 = time_steps(make(), batch, features, ("cpu", "bf16"), args.warmup,
+                               args.repeat)
         print(f"{name:>18} | {1e3 * f32:8.2f} | {1e3 * bf16:8.2f} | {1 / f32:11.1f} | "
-              f"{1 / bf16:12.1f} | {f32 / bf16:.2f}x")
+              f"{1 / bf16:12.1f} | {f32 / bf16:7.2f}x | {m32 / 2**20:7.1f}Mi | "
+              f"{m16 / 2**20:7.1f}Mi | {m16 / max(m32, 1):.2f}x")
 
 
 if __name__ == "__main__":
