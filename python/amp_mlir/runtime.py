@@ -69,6 +69,13 @@ def element_type_of(dtype):
 _CPU_RUNTIME = []
 
 
+def _memory_stats(stats_function):
+    """``(current, peak)`` from a runtime's ``void f(uint64_t *, uint64_t *)``."""
+    current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
+    stats_function(ctypes.byref(current), ctypes.byref(peak))
+    return current.value, peak.value
+
+
 def cpu_runtime_library():
     """The project's CPU runtime (libamp_cpu_runtime.so), the one the JIT
     loads with libAmpMLIRCAPI.so (the same library, so the same counters),
@@ -96,9 +103,7 @@ def cpu_memory_stats():
     ``torch.cuda.max_memory_allocated``, for the CPU JIT). Arrays passed in
     are the caller's and not counted; results returned to Python count until
     the numpy arrays that hold them are freed."""
-    current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
-    cpu_runtime_library().ampCpuMemoryStats(ctypes.byref(current), ctypes.byref(peak))
-    return current.value, peak.value
+    return _memory_stats(cpu_runtime_library().ampCpuMemoryStats)
 
 
 def cpu_reset_peak_memory():
@@ -148,9 +153,7 @@ def cuda_memory_stats():
     reuse (as ``torch.cuda.max_memory_allocated``); works (reports zeros)
     without a GPU. Raises
     OSError when libamp_cuda_runtime.so was not built (no CUDA toolkit)."""
-    current, peak = ctypes.c_uint64(0), ctypes.c_uint64(0)
-    cuda_runtime_library().ampCudaMemoryStats(ctypes.byref(current), ctypes.byref(peak))
-    return current.value, peak.value
+    return _memory_stats(cuda_runtime_library().ampCudaMemoryStats)
 
 
 def cuda_reset_peak_memory():
