@@ -38,9 +38,30 @@ if ! "$venv/bin/python" -c "import ml_dtypes, numpy, sklearn, pytest" 2>/dev/nul
   mkdir -p "$build"
   /usr/bin/python3 -m venv --system-site-packages "$venv"
   numpy_version=$(/usr/bin/python3 -c "import numpy; print(numpy.__version__)")
-  "$venv/bin/pip" install -q "ml_dtypes<0.5" "numpy==$numpy_version" \
+  "$venv/bin/pip" install -q "ml_dtypes==0.5.4" "numpy==$numpy_version" \
     || { echo "setup: pip could not install ml_dtypes (is PyPI reachable?)" >&2; exit 1; }
 fi
+
+# --- The PyTorch front end (amp_mlir.torch): PyPI's torch, torchvision and
+# torch-mlir, pinned to releases that work together: torch-mlir 20261001 is
+# the nightly built against torch 2.15 and has torch_mlir.fx; ml_dtypes 0.5.4
+# is what torch_mlir.fx imports and still works with bookworm's numpy 1.24
+# (numpy 2 would break Debian's scikit-learn). torch's wheel pulls NVIDIA's
+# CUDA wheels (about 5 GB installed, 2-3 minutes). Triton is removed: nothing
+# here compiles with it, and it bundles a third LLVM that torch imports
+# lazily (see python/amp_mlir/torch/__init__.py).
+TORCH_PINS=(torch==2.15.0 torchvision==0.29.2 torch-mlir==20261001)
+if ! "$venv/bin/python" -c "
+import importlib.metadata as m, sys
+want = dict(p.split('==') for p in sys.argv[1:])
+sys.exit(any(m.version(k) != v for k, v in want.items()))" "${TORCH_PINS[@]}" 2>/dev/null; then
+  echo "setup: installing ${TORCH_PINS[*]} into $venv"
+  numpy_version=$(/usr/bin/python3 -c "import numpy; print(numpy.__version__)")
+  "$venv/bin/pip" install -q "${TORCH_PINS[@]}" "ml_dtypes==0.5.4" "numpy==$numpy_version" \
+    || { echo "setup: pip could not install ${TORCH_PINS[*]} (is PyPI reachable?)" >&2; exit 1; }
+fi
+"$venv/bin/pip" uninstall -q -y triton 2>/dev/null || true
+# --- end PyTorch front end
 
 # --- oneDNN for amp-cpu-pipeline{gemm=onednn} (the CPU runtime's contraction
 # library; lib/Runtime/CPU/CMakeLists.txt finds it, and builds without it

@@ -71,7 +71,12 @@ def _load():
         raise ImportError(
             f"amp_mlir: the C API library {path} does not exist; build the "
             "project first (see README.md) or set AMP_MLIR_CAPI_LIBRARY")
-    return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    # RTLD_LOCAL: the library and the LLVM/MLIR it links (Debian's) stay out
+    # of the global symbol namespace. torch-mlir and Triton bundle LLVMs of
+    # their own; with Debian's LLVM global, loading either afterwards binds
+    # their command-line option registry to ours ("LLVM ERROR: inconsistency
+    # in registered CommandLine options") or crashes in Triton's start-up.
+    return ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
 
 
 lib = _load()
