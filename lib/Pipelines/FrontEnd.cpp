@@ -41,6 +41,9 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
                                         std::string &errorMessage) {
   // 1. The cast policy, then upstream dialects only.
   if (autocast) {
+    // Callees of calls inside autocast regions fall under the region's
+    // policy (PyTorch's autocast covers everything a region calls).
+    pm.addPass(createAmpSpecializeCalls());
     AmpAutocastOptions autocastOptions;
     autocastOptions.mode = mode.str();
     pm.addPass(createAmpAutocast(autocastOptions));

@@ -181,8 +181,8 @@ Value skipReshapes(Value v) {
 
 /// The users of `v`, looking through reshapes.
 SmallVector<Operation *> usersThroughReshapes(Value v) {
-  SmallVector<Operation *> users, work(v.getUsers().begin(),
-                                       v.getUsers().end());
+  SmallVector<Operation *> users,
+      work(v.getUsers().begin(), v.getUsers().end());
   while (!work.empty()) {
     Operation *user = work.pop_back_val();
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
@@ -244,8 +244,7 @@ bool isLinearBiasAdd(linalg::LinalgOp op) {
     return producer && linalg::isaContractionOpInterface(producer);
   };
   auto isBroadcastBias = [&](OpOperand *operand) {
-    if (op.getMatchingIndexingMap(operand).getNumResults() <
-        op.getNumLoops())
+    if (op.getMatchingIndexingMap(operand).getNumResults() < op.getNumLoops())
       return true;
     auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
     if (!producer || producer.getNumDpsInputs() != 1 ||

@@ -59,9 +59,8 @@ public:
     multiInput.assign(ops.size(), false);
     for (auto [i, op] : llvm::enumerate(ops)) {
       SmallVector<Value> data = getDataOperands(op);
-      readsOutsideF32[i] = llvm::any_of(data, [&](Value v) {
-        return isOutsideF32(v, region, index);
-      });
+      readsOutsideF32[i] = llvm::any_of(
+          data, [&](Value v) { return isOutsideF32(v, region, index); });
       multiInput[i] = categories[i] == CastCategory::clear && data.size() > 1;
     }
   }
