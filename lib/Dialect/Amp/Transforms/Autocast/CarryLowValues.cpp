@@ -99,10 +99,24 @@ void ScopeRewriter::carryLowThroughLoop(scf::ForOp forOp) {
       return llvm::all_of(v.getUses(),
                           [&](OpOperand &use) { return isCastToLow(use); });
     };
-    if (!initLow && !allCastToLow(arg))
+    // Where carrying the low value would change a value, the carried value
+    // stays f32, cast at the loop edge in every iteration: say why.
+    if (!initLow && !allCastToLow(arg)) {
+      emitRemark(forOp.getLoc())
+          << "'scf.for' carried value #" << i << " stays f32 (cast to " << low
+          << " and back in every iteration): the body yields a " << low
+          << " value, but the iteration argument has users that read it "
+             "in f32, which would see the f32 initial value rounded";
       continue;
-    if (!initLow && !runsOnce && !allCastToLow(result))
+    }
+    if (!initLow && !runsOnce && !allCastToLow(result)) {
+      emitRemark(forOp.getLoc())
+          << "'scf.for' carried value #" << i << " stays f32 (cast to " << low
+          << " and back in every iteration): the body yields a " << low
+          << " value, but the loop may run zero times and return its f32 "
+             "initial value to users that read it in f32";
       continue;
+    }
     Type lowType = yieldedLow.getType();
     if (!initLow)
       initLow = castTo(init, low, forOp);

@@ -134,12 +134,28 @@ LogicalResult ScopeRewriter::processOp(Operation *op) {
     cat = policy.classify(op);
   }
   if (!cat) {
+    remarkOnBuffers(op);
     noteRegions(op);
     return success();
   }
   if (*cat == CastCategory::keep)
     return processKeep(op);
   return processDecided(op, *cat, paint);
+}
+
+void ScopeRewriter::remarkOnBuffers(Operation *op) {
+  auto isFloatBuffer = [](Type type) {
+    auto memref = dyn_cast<MemRefType>(type);
+    return memref && isAutocastFloat(memref.getElementType());
+  };
+  if (!isa<linalg::LinalgOp>(op) ||
+      !llvm::any_of(op->getOperandTypes(), isFloatBuffer))
+    return;
+  emitRemark(op->getLoc())
+      << "'" << op->getName()
+      << "' stays as written: it works on memrefs (buffers), which "
+         "amp-autocast does not retype; run amp-autocast on tensors, before "
+         "bufferization";
 }
 
 FloatType ScopeRewriter::decideComputeType(Operation *op, CastCategory cat,

@@ -128,6 +128,10 @@ private:
   /// every other op the policy decides is retyped.
   LogicalResult processOp(Operation *op);
 
+  /// A remark on a structured op that works on f32/f16/bf16 memrefs: the
+  /// policy does not decide it (buffers are not retyped), say so.
+  void remarkOnBuffers(Operation *op);
+
   /// The compute type of a decided op, before constant-range checks.
   /// `paint` is its graph-mode colour (none in eager mode).
   FloatType decideComputeType(Operation *op, CastCategory cat, Paint paint);
