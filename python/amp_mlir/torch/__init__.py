@@ -23,3 +23,8 @@ __all__ = ["AUTOCAST_SPELLINGS", "ExportedModule", "TorchImportError", "export_m
 from ._compile import CompiledModule, compile  # noqa: E402
 
 __all__ += ["CompiledModule", "compile"]
+
+# --- torch.compile backend: _backend.py -----------------------------------
+from ._backend import AmpBackendWarning, backend  # noqa: E402
+
+__all__ += ["AmpBackendWarning", "backend"]
