@@ -128,7 +128,8 @@ def _check_device(device):
                            "driver; none is available on this machine (use device='cpu')")
 
 
-def compile(module, example_args, *, autocast=None, mode="graph", device="cpu"):
+def compile(module, example_args, *, autocast=None, mode="graph", device="cpu",
+            opt_level=3):
     """Compiles ``module`` (a ``torch.nn.Module``, in eval mode) with amp-mlir.
 
     Args:
@@ -141,6 +142,8 @@ def compile(module, example_args, *, autocast=None, mode="graph", device="cpu"):
         mode: ``"graph"`` or ``"eager"``, amp-autocast's propagation mode.
         device: ``"cpu"`` (``amp-cpu-pipeline``) or ``"cuda"``
             (``amp-cuda-pipeline``, needs a GPU).
+        opt_level: LLVM's optimisation level for the JIT, 0-3 (3 is the
+            fastest code; 1 compiles resnet18 about 2x faster).
 
     Returns:
         a :class:`CompiledModule`.
@@ -159,16 +162,17 @@ def compile(module, example_args, *, autocast=None, mode="graph", device="cpu"):
     start = time.perf_counter()
     exported = export_module(module, example_args, autocast=autocast)
     pipeline = pipeline_for(device, autocast=True, mode=mode)
-    executable = compile_text(exported.text, pipeline)
+    executable = compile_text(exported.text, pipeline, opt_level=opt_level)
     return CompiledModule(exported, executable, pipeline, device,
                           time.perf_counter() - start)
 
 
-def compile_text(text, pipeline):
+def compile_text(text, pipeline, opt_level=3):
     """``amp_mlir.compile`` of imported text; an error naming an op and a
     location in the user's Python becomes a :class:`TorchImportError`."""
     try:
-        return amp_compile(text, pipeline=pipeline, source_name="<torch-mlir import>")
+        return amp_compile(text, pipeline=pipeline, opt_level=opt_level,
+                           source_name="<torch-mlir import>")
     except MLIRError as e:
         error = _torch_error(e)
         if error is None:
