@@ -2,9 +2,10 @@
 graph (e.g. an AOTAutograd joint graph) imported by torch-mlir as linalg on
 tensors, the text amp-mlir's pipelines take.
 
-Layer: the PyTorch front end's import step. It imports torch and torch-mlir
-and nothing of amp-mlir's compiler (it runs no amp pass and loads no amp
-library): :mod:`._compile` compiles its text. See docs/TorchFrontEnd.md.
+Layer: the PyTorch front end's import step. It imports torch, torch-mlir
+and :mod:`._regions` (the user's autocast blocks, which parses the import in
+amp's context to inline the region bodies); :mod:`._compile` compiles its
+text. See docs/TorchFrontEnd.md.
 """
 
 import dataclasses
@@ -19,6 +20,8 @@ from torch_mlir import ir as tm_ir
 from torch_mlir.dialects import torch as torch_d
 from torch_mlir.extras.fx_importer import FxImporter
 from torch_mlir.fx import get_decomposition_table, stateless_fx_import
+
+from ._regions import has_autocast_regions, import_with_regions, regions_to_amp
 
 __all__ = ["TorchImportError", "import_module", "import_fx_graph", "export_module",
            "parse_autocast", "autocast_attribute", "AUTOCAST_SPELLINGS", "ExportedModule"]
@@ -149,7 +152,7 @@ def _failed_op(diagnostics):
     return "<unknown>", None, ""
 
 
-def _new_importer(diagnostics):
+def _new_importer(diagnostics, node_importer=None):
     context = tm_ir.Context()
     torch_d.register_dialect(context)
 
@@ -159,6 +162,8 @@ def _new_importer(diagnostics):
         return True  # handled: not printed on stderr
 
     context.attach_diagnostic_handler(handler)
+    if node_importer is not None:
+        return FxImporter(context=context, graph_node_importer_cls=node_importer)
     return FxImporter(context=context)
 
 
@@ -251,6 +256,31 @@ def _decorate(text, func_name, attribute):
         text[i:]
 
 
+def _import_regions(gm, flat_inputs, autocast):
+    """:func:`import_fx_graph` for an exported graph with the user's
+    ``torch.autocast`` blocks (see :mod:`._regions`)."""
+    diagnostics = []
+    try:
+        module, bodies, configs = import_with_regions(
+            gm, flat_inputs, lambda cls: _new_importer(diagnostics, cls))
+    except Exception as e:
+        if not diagnostics:
+            raise
+        op, loc, message = _failed_op(diagnostics)
+        raise TorchImportError(op, _location_source(loc), message) from e
+    for m in [module] + list(bodies.values()):
+        for op in _walk(m.operation):
+            if op.name.split(".")[0] in _UNSUPPORTED_DIALECTS:
+                raise TorchImportError(
+                    op.name, _location_source(str(op.location)),
+                    "torch-mlir lowers it to a dialect amp-mlir does not compile")
+    text = regions_to_amp(module.operation.get_asm(), 
+                          {rid: str(b) for rid, b in bodies.items()}, configs)
+    if autocast is not None:
+        text = _decorate(text, "forward", autocast_attribute(autocast))
+    return text
+
+
 @dataclasses.dataclass
 class ExportedModule:
     """A module exported for amp-mlir (:func:`export_module`).
@@ -293,7 +323,7 @@ def _eval_export(module, example_args):
     finally:
         for m, training in modes:
             m.training = training
-    return program.run_decompositions(get_decomposition_table()), example_args
+    return program, example_args
 
 
 def export_module(module, example_args, *, autocast=None, weights="args"):
@@ -307,6 +337,9 @@ def export_module(module, example_args, *, autocast=None, weights="args"):
                          f"got {weights!r}")
     parse_autocast(autocast)  # errors before the (slow) export
     program, example_args = _eval_export(module, example_args)
+    regions = has_autocast_regions(program.graph_module)
+    if not regions:
+        program = program.run_decompositions(get_decomposition_table())
     sig = program.graph_signature
     from torch.export.graph_signature import InputKind, OutputKind
     constants = []
@@ -327,10 +360,18 @@ def export_module(module, example_args, *, autocast=None, weights="args"):
     user_outputs = [i for i, spec in enumerate(sig.output_specs)
                     if spec.kind == OutputKind.USER_OUTPUT]
     gm = program.graph_module
-    if weights == "inline":
-        gm = _inline_constants(program)
-        constants = []
-    text = import_fx_graph(gm, func_name="forward", autocast=autocast)
+    if regions:
+        if weights == "inline":
+            raise ValueError("amp_mlir.torch: weights='inline' is not supported for "
+                             "modules with torch.autocast blocks; use weights='args'")
+        flat = list(constants) + [t for t in pytree.tree_leaves(example_args)
+                                  if isinstance(t, torch.Tensor)]
+        text = _import_regions(gm, flat, autocast)
+    else:
+        if weights == "inline":
+            gm = _inline_constants(program)
+            constants = []
+        text = import_fx_graph(gm, func_name="forward", autocast=autocast)
     call_spec = program.call_spec
     return ExportedModule(text, [c.detach() for c in constants], user_inputs,
                           user_outputs, call_spec.in_spec, call_spec.out_spec,
