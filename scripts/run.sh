@@ -10,6 +10,12 @@
 # JIT-run on one input: the amp pass statistics, the time per inference of
 # both, and the relative L2 error of the logits (PASS at most 2e-2, no
 # NaN/inf; exit 1 otherwise).
+# Then the PyTorch front door (amp_mlir.torch, issue 26): a GPT-style decoder
+# (a torch.nn.Module) exported by torch.export + torch-mlir, compiled f32 and
+# with autocast(cpu, bf16) and compared with PyTorch on the same tokens: the
+# errors, compile times and time per call next to PyTorch's (PASS when f32 is
+# within 1e-5 and autocast within 1.5x torch.autocast's error; exit 1
+# otherwise).
 # Extra arguments go to `python -m amp_mlir.digits` (e.g. --epochs 30).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,3 +28,6 @@ echo "== resnet18 inference, f32 vs autocast(cpu, bf16), CPU JIT (20 calls each)
 "$build/venv/bin/python" "$root/utils/model_harness.py" \
   "$root/examples/models/resnet18.mlir" --build "$build" --device cpu \
   --repeat 20 --stats --max-rel-l2 2e-2
+echo
+echo "== PyTorch front end: a GPT decoder through torch-mlir and amp-mlir vs PyTorch"
+"$build/venv/bin/python" "$root/examples/torch_frontend.py" --repeat 10

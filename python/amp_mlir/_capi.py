@@ -155,6 +155,7 @@ _SIGNATURES = {
         [MlirModule, ctypes.c_int, ctypes.c_int, ctypes.POINTER(MlirStringRef),
          ctypes.c_bool, ctypes.c_bool]),
     "mlirExecutionEngineDestroy": (None, [MlirExecutionEngine]),
+    "mlirExecutionEngineRegisterSymbol": (None, [MlirExecutionEngine, MlirStringRef, _P]),
     "mlirExecutionEngineInitialize": (None, [MlirExecutionEngine]),
     "mlirExecutionEngineInvokePacked": (
         MlirLogicalResult, [MlirExecutionEngine, MlirStringRef, ctypes.POINTER(_P)]),
