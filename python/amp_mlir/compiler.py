@@ -46,9 +46,9 @@ class Executable:
         self.engine = engine
         self.signatures = engine.signatures
 
-    def invoke(self, name, *args):
+    def invoke(self, name, *args, donate=()):
         """Calls ``@name``; see :meth:`ExecutionEngine.invoke`."""
-        return self.engine.invoke(name, *args)
+        return self.engine.invoke(name, *args, donate=donate)
 
     def invoke_device(self, name, *args, donate=()):
         """Calls ``@name`` on device arrays (CUDA modules); see
