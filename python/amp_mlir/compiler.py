@@ -46,9 +46,9 @@ class Executable:
         self.engine = engine
         self.signatures = engine.signatures
 
-    def invoke(self, name, *args, donate=()):
+    def invoke(self, name, *args):
         """Calls ``@name``; see :meth:`ExecutionEngine.invoke`."""
-        return self.engine.invoke(name, *args, donate=donate)
+        return self.engine.invoke(name, *args)
 
     def invoke_device(self, name, *args, donate=()):
         """Calls ``@name`` on device arrays (CUDA modules); see

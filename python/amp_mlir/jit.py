@@ -178,16 +178,8 @@ class ExecutionEngine:
             C.lib.mlirExecutionEngineDestroy(engine)
             self._engine = C.MlirExecutionEngine()
 
-    def invoke(self, name, *args, donate=()):
+    def invoke(self, name, *args):
         """Calls ``@name`` on numpy arrays / Python scalars.
-
-        Args:
-            donate: numbers of the arguments that the function may update in
-                place (a training step's weights and optimizer state; the
-                function must keep them writable: ``amp.may_write_args``).
-                Each must be a C-contiguous numpy array of the argument's
-                dtype and shape; it is passed without a copy, and a result
-                that is its buffer comes back as that same array object.
 
         Returns:
             ``None`` for no result, the value for one, a tuple for several.
@@ -201,63 +193,20 @@ class ExecutionEngine:
         sig = self._signature(name, args)
         keep_alive, input_ptrs = [], set()
         copy = not self._reads_only(name)
-        donated = self._donated(name, args, sig, donate)
-        values = [self._pack_argument(name, i, arg, spec, keep_alive, input_ptrs,
-                                      copy and i not in donated)
+        values = [self._pack_argument(name, i, arg, spec, keep_alive, input_ptrs, copy)
                   for i, (arg, spec) in enumerate(zip(args, sig.inputs))]
         fields = self._call(name, sig, values, keep_alive)
         if fields is None:
             return None
         # Results may share a buffer (the same value returned twice, or two
         # results merged by CSE): one owner per buffer; a buffer copied out
-        # is freed once, after all are copied. A donated argument's buffer
-        # returned whole is that argument.
+        # is freed once, after all are copied.
         owners, to_free = {}, set()
-        out = []
-        for f, r in zip(fields, sig.results):
-            same = self._donated_result(f, r, donated)
-            out.append(same if same is not None else
-                       self._unpack_result(f, r, input_ptrs, owners, to_free))
+        out = [self._unpack_result(f, r, input_ptrs, owners, to_free)
+               for f, r in zip(fields, sig.results)]
         for ptr in to_free - set(owners):
             self._free(ptr)
         return out[0] if len(out) == 1 else tuple(out)
-
-    @staticmethod
-    def _donated(name, args, sig, donate):
-        """``{data pointer: array}`` of the donated arguments (checked)."""
-        donated = {}
-        for i in donate:
-            if not 0 <= i < len(args):
-                raise ValueError(f"@{name}: donate names argument #{i}, outside "
-                                 f"0..{len(args) - 1}")
-            arg, spec = args[i], sig.inputs[i]
-            if not isinstance(arg, np.ndarray) or not arg.flags.c_contiguous \
-                    or not arg.flags.writeable or spec.is_scalar:
-                raise TypeError(f"@{name} argument #{i} is donated: it must be a "
-                                "writable C-contiguous numpy array")
-            _check_shape(name, i, arg.dtype, arg.shape, spec)
-            if arg.size:
-                if arg.ctypes.data in donated:
-                    raise ValueError(f"@{name}: donated argument #{i} shares its "
-                                     "buffer with another donated argument")
-                donated[arg.ctypes.data] = arg
-        return donated
-
-    @staticmethod
-    def _donated_result(value, spec, donated):
-        """The donated array whose whole buffer ``value`` is, else None."""
-        if spec.is_scalar or not donated or value.offset:
-            return None
-        arr = donated.get(value.aligned)
-        if arr is None or value.allocated != value.aligned:
-            return None
-        shape = tuple(value.sizes[d] for d in range(spec.rank)) if spec.rank else ()
-        strides = tuple(value.strides[d] for d in range(spec.rank)) if spec.rank else ()
-        if shape != arr.shape or numpy_dtype(spec.element_type) != arr.dtype or any(
-                n > 1 and s != c for n, s, c in
-                zip(shape, strides, _contiguous_strides(shape))):
-            return None
-        return arr
 
     def _reads_only(self, name):
         """Whether ``@name`` never writes its arguments' buffers

@@ -16,8 +16,11 @@ compiled function ``@train_step``:
    ``growth_interval``.
 
 The weights, the optimizer state and the scaler state are numpy arrays that
-the step updates in place (donated to the JIT, ``amp.may_write_args``): no
-copy per step. :meth:`TrainStep.sync` writes them back into the model and the
+the step updates in place: they are ``memref`` arguments of ``@train_step``
+(``bufferization.to_tensor restrict writable`` in,
+``bufferization.materialize_in_destination`` out), which one-shot
+bufferization turns into in-place updates, so a step neither copies nor
+allocates them. :meth:`TrainStep.sync` writes them back into the model and the
 optimizer.
 
 Optimizers (hyper-parameters read from the optimizer; PyTorch's update
@@ -70,7 +73,9 @@ def _f(v):
 class _Emitter:
     """MLIR lines of an elementwise optimizer update: one ``linalg.generic``
     per parameter whose outputs are the parameter and its state tensors
-    themselves (so that bufferization updates them in place)."""
+    themselves, read through the outputs' block arguments (so that no
+    canonicalization replaces them by ``tensor.empty`` and bufferization
+    updates them in place)."""
 
     def __init__(self):
         self.lines, self._n = [], 0
@@ -191,7 +196,7 @@ class _SGD:
                 buf = state[1 + i]
 
                 def body(a, self=self):
-                    ap, ag, ab, ast = a[0], a[1], a[2], a[3]
+                    ag, ast, ap, ab = a
                     d = e.axpy(ag, self.wd, ap) if self.wd else ag
                     cont = e.op(f"arith.mulf {ab}, {e.const(self.momentum)}")
                     cont = e.axpy(cont, 1.0 - self.dampening, d)
@@ -199,15 +204,15 @@ class _SGD:
                     nb = e.op(f"arith.select {first}, {d}, {cont}")
                     step = e.axpy(d, self.momentum, nb) if self.nesterov else nb
                     return [e.axpy(ap, -self.lr, step), nb]
-                np_, nb = e.generic(shape, [p, g, buf], [started], [p, buf], body)
+                np_, nb = e.generic(shape, [g], [started], [p, buf], body)
                 new_params.append(np_)
                 new_state.append(nb)
             else:
                 def body(a, self=self):
-                    ap, ag = a[0], a[1]
+                    ag, ap = a
                     d = e.axpy(ag, self.wd, ap) if self.wd else ag
                     return [e.axpy(ap, -self.lr, d)]
-                new_params += e.generic(shape, [p, g], [], [p], body)
+                new_params += e.generic(shape, [g], [], [p], body)
         if self.momentum:
             one = e.fresh("one")
             e.emit(f"{one} = arith.constant dense<1.0> : tensor<f32>")
@@ -290,7 +295,7 @@ class _Adam:
             m, v = state[1 + 2 * i], state[2 + 2 * i]
 
             def body(a, self=self):
-                ap, ag, am, av, assz, abc2 = a[:6]
+                ag, assz, abc2, ap, am, av = a
                 if self.wd and self.decoupled:
                     ap = e.op(f"arith.mulf {ap}, {e.const(1.0 - self.lr * self.wd)}")
                 elif self.wd:
@@ -303,8 +308,7 @@ class _Adam:
                 upd = e.op(f"arith.mulf {e.op(f'arith.negf {assz}')}, "
                            f"{e.op(f'arith.divf {nm}, {denom}')}")
                 return [e.op(f"arith.addf {ap}, {upd}"), nm, nv]
-            np_, nm, nv = e.generic(shape, [p, g, m, v], [n["sszt"], n["bc2st"]],
-                                    [p, m, v], body)
+            np_, nm, nv = e.generic(shape, [g], [n["sszt"], n["bc2st"]], [p, m, v], body)
             new_params.append(np_)
             new_state += [nm, nv]
         return new_params, new_state
@@ -357,12 +361,21 @@ def _autocast(autocast, device):
     return dev, _DTYPES[dtype]
 
 
+def _memref(tensor_type):
+    return "memref" + tensor_type[len("tensor"):]
+
+
 def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling):
     """The module text: the joint graph (private ``@joint``) and the public
     ``@train_step``.
 
     ``@train_step(params..., state..., [scale, tracker], buffers..., args...)
-    -> (loss, params..., state..., [scale, tracker], found_inf)``.
+    -> (loss, found_inf)``: the weights, the optimizer state and the scaler
+    state are memrefs that the step updates in place (read with
+    ``bufferization.to_tensor restrict writable``, written back with
+    ``bufferization.materialize_in_destination``, which bufferization turns
+    into in-place updates: no copy, no allocation of them per step); the
+    buffers and the data are tensors, only read.
     """
     np_, ns = len(shapes), len(optimizer_rule.state_specs(shapes))
     ptypes = [_tensor_type(s) for s in shapes]
@@ -371,18 +384,21 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     snames = [f"%st{i}" for i in range(ns)]
     bnames = [f"%b{i}" for i in range(len(joint.buffer_types))]
     anames = [f"%x{i}" for i in range(len(arg_types))]
-    args = [f"{n}: {t}" for n, t in zip(pnames, ptypes)]
-    args += [f"{n}: {t}" for n, t in zip(snames, stypes)]
+    resident = list(zip(pnames + snames, ptypes + stypes))
     if scaling:
-        args += ["%scale: tensor<f32>", "%tracker: tensor<i32>"]
+        resident += [("%scale", "tensor<f32>"), ("%tracker", "tensor<i32>")]
+    args = [f"{n}_m: {_memref(t)}" for n, t in resident]
     args += [f"{n}: {t}" for n, t in zip(bnames, joint.buffer_types)]
     args += [f"{n}: {t}" for n, t in zip(anames, arg_types)]
-    written = list(range(np_ + ns + (2 if scaling else 0)))
 
-    lines = ["    %one = arith.constant dense<1.0> : tensor<f32>"]
+    lines = [f"    {n} = bufferization.to_tensor {n}_m restrict writable : {_memref(t)} to {t}"
+             for n, t in resident]
     seed = "%seed"
-    lines.append("    %seed = amp.scale_loss %one, %scale : tensor<f32>" if scaling
-                 else "    %seed = arith.constant dense<1.0> : tensor<f32>")
+    if scaling:
+        lines.append("    %one = arith.constant dense<1.0> : tensor<f32>")
+        lines.append("    %seed = amp.scale_loss %one, %scale : tensor<f32>")
+    else:
+        lines.append("    %seed = arith.constant dense<1.0> : tensor<f32>")
     call_types = ["tensor<f32>", "tensor<f32>"] + ptypes
     call_args = pnames + bnames + anames + [seed]
     in_types = ptypes + list(joint.buffer_types) + list(arg_types) + ["tensor<f32>"]
@@ -412,18 +428,17 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
             growth_factor=scaling["growth_factor"], backoff_factor=scaling["backoff_factor"],
             growth_interval=scaling["growth_interval"])
         lines += guarded
-        out_types = kept_types + ["tensor<f32>", "tensor<i32>"]
     else:
         new_params, new_state = optimizer_rule.emit(e, pnames, grads, snames, shapes)
         lines += e.lines
         lines.append("    %found_inf = arith.constant false")
-        outs, out_types = new_params + new_state, kept_types
-    results = [loss] + outs + ["%found_inf"]
-    rtypes = ["tensor<f32>"] + out_types + ["i1"]
-    func = [f"  func.func @train_step({', '.join(args)}) -> ({', '.join(rtypes)}) "
-            f"attributes {{amp.may_write_args = array<i64: {', '.join(map(str, written))}>}} {{"]
+        outs = new_params + new_state
+    for new, (name, t) in zip(outs, resident):
+        lines.append(f"    bufferization.materialize_in_destination {new} in restrict writable "
+                     f"{name}_m : ({t}, {_memref(t)}) -> ()")
+    func = [f"  func.func @train_step({', '.join(args)}) -> (tensor<f32>, i1) {{"]
     func += lines
-    func.append(f"    return {', '.join(results)} : {', '.join(rtypes)}")
+    func.append(f"    return {loss}, %found_inf : tensor<f32>, i1")
     func.append("  }")
     text = joint.mlir.replace("func.func @joint(", "func.func private @joint(", 1)
     end = text.rstrip().rindex("}")
@@ -502,11 +517,12 @@ class TrainStep:
                                   np.array(self._scaling["tracker"], np.int32)]
         self._buffers = [np.ascontiguousarray(b.detach().numpy()) for b in buffer_values]
         self._resident = self._param_arrays + self._state + self._scaler_state
-        self._donate = tuple(range(len(self._resident)))
+        if not self._exe.engine._reads_only("train_step"):
+            # The JIT would pass copies of the resident arrays.
+            raise RuntimeError("amp_mlir: @train_step was not compiled with read-only "
+                               "tensor arguments (amp_cpu.read_only_args)")
         self.skipped = 0
         self.steps = 0
-        #: resident arrays that a step returned in a new buffer (copied back)
-        self.copied = 0
 
     @property
     def scale(self):
@@ -535,16 +551,9 @@ class TrainStep:
 
     def __call__(self, *args):
         data = self._checked(args)
-        out = self._exe.invoke("train_step", *self._resident, *self._buffers, *data,
-                               donate=self._donate)
-        loss, rest, found_inf = out[0], out[1:-1], out[-1]
-        # The results are the donated arrays, updated in place; a result the
-        # compiler did not write in place is copied into its array (the
-        # arrays stay the ones the step owns).
-        for mine, new in zip(self._resident, rest):
-            if new is not mine:
-                np.copyto(mine, new)
-                self.copied += 1
+        # The weights and the optimizer and scaler state are updated in place.
+        loss, found_inf = self._exe.invoke("train_step", *self._resident, *self._buffers,
+                                           *data)
         self.steps += 1
         self.skipped += int(bool(found_inf))
         return float(loss)
