@@ -196,7 +196,8 @@ def _lowering_error(diagnostics, error):
                         f"graph to linalg: {d.splitlines()[0][:400]}")
     first = diagnostics[0].splitlines()[0][:400] if diagnostics else str(error)[:400]
     return "unknown", f"torch-mlir cannot lower the joint graph to linalg: {first}"
-_DERIVATIVE = re.compile(r"derivative for ([\w.:]+) is not implemented")
+_DERIVATIVE = re.compile(r"derivative for '?([\w.:]+)'? is not implemented|"
+                         r"([\w.:]+) does not support automatic differentiation")
 
 
 def export_joint(model, loss_fn, example_args):
@@ -235,7 +236,7 @@ def export_joint(model, loss_fn, example_args):
         raise
     except Exception as e:  # noqa: BLE001 - AOTAutograd raises many kinds
         m = _DERIVATIVE.search(str(e))
-        op = m.group(1) if m else type(e).__name__
+        op = (m.group(1) or m.group(2)) if m else type(e).__name__
         raise UnsupportedOpError(op, f"cannot differentiate the loss: {op}: {e}") from e
     if sig.buffers_to_mutate:
         names = ", ".join(sorted(sig.buffers_to_mutate.values()))
