@@ -95,6 +95,36 @@ def test_f32_matches_pytorch(digits, model, opt):
         assert rel_l2(p.detach().numpy(), r.detach().numpy()) <= 1e-4, n
 
 
+def test_batchnorm_running_statistics(digits):
+    """A forward that updates buffers (BatchNorm in training mode): the
+    running mean, variance and batch count follow PyTorch's."""
+    xs, ys = digits
+    torch.manual_seed(0)
+    ours = nn.Sequential(nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 8, 3, padding=1),
+                         nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                         nn.Linear(128, 10))
+    ref = copy.deepcopy(ours)
+    step = compile_train_step(ours, loss_fn, torch.optim.SGD(ours.parameters(), lr=0.1,
+                                                             momentum=0.9), (xs[0], ys[0]))
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    for i in range(10):
+        loss = step(xs[i], ys[i])
+        ref_opt.zero_grad()
+        ref_loss = loss_fn(ref, xs[i], ys[i])
+        ref_loss.backward()
+        ref_opt.step()
+        assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), i
+    step.sync()
+    buffers = dict(ref.named_buffers())
+    for name, b in ours.named_buffers():
+        if b.dtype == torch.int64:
+            assert int(b) == int(buffers[name]) == 10
+        else:
+            assert rel_l2(b.numpy(), buffers[name].numpy()) <= 1e-4, name
+    for (name, p), r in zip(ours.named_parameters(), ref.parameters()):
+        assert rel_l2(p.detach().numpy(), r.detach().numpy()) <= 1e-4, name
+
+
 SCALER = dict(init_scale=256.0, growth_factor=4.0, backoff_factor=0.25, growth_interval=4)
 
 

@@ -6,7 +6,7 @@ and imports the FX graph with torch-mlir (``torch_mlir.fx.stateless_fx_import``,
 ``output_type="linalg-on-tensors"``). The result is one function::
 
     @joint(params..., buffers..., args..., seed: tensor<f32>)
-        -> (loss * seed, loss, grad(params)...)
+        -> (updated buffers..., loss * seed, loss, grad(params)...)
 
 whose gradients are those of ``loss * seed``: the seed of the backward pass is
 an argument (the training step passes ``amp.scale_loss(1, scale)``, i.e.
@@ -170,12 +170,16 @@ class JointGraph:
         mlir: the module's text (``func.func @joint``).
         param_names / buffer_names: the model's parameters (that require
             grad) and buffers, in the function's argument order.
+        mutated: the buffers the forward updates (BatchNorm's running
+            statistics), whose new values are the function's first results
+            (before the scaled loss).
         arg_specs: ``[(shape, torch.dtype)]`` of the user's arguments.
     """
 
-    def __init__(self, mlir, param_names, buffer_names, arg_specs):
+    def __init__(self, mlir, param_names, buffer_names, arg_specs, mutated=()):
         self.mlir, self.param_names, self.buffer_names, self.arg_specs = \
             mlir, param_names, buffer_names, arg_specs
+        self.mutated = list(mutated)
 
 
 _UNSUPPORTED = re.compile(r"failed to legalize operation '([\w.]+)'")
@@ -238,12 +242,16 @@ def export_joint(model, loss_fn, example_args):
         m = _DERIVATIVE.search(str(e))
         op = (m.group(1) or m.group(2)) if m else type(e).__name__
         raise UnsupportedOpError(op, f"cannot differentiate the loss: {op}: {e}") from e
-    if sig.buffers_to_mutate:
-        names = ", ".join(sorted(sig.buffers_to_mutate.values()))
-        raise UnsupportedOpError(
-            "buffer mutation", f"the model updates buffer(s) {names} in its forward "
-            "(e.g. BatchNorm running statistics): not supported by the amp-mlir "
-            "training step")
+    # Buffers the forward updates (BatchNorm's running statistics): their new
+    # values are the graph's first outputs, in this order.
+    mutated = list(sig.buffers_to_mutate.values())
+    unknown = [b for b in mutated if b not in sig.buffers]
+    if unknown:
+        raise UnsupportedOpError("input mutation", f"the loss updates {', '.join(unknown)}, "
+                                 "which is not a buffer of the model: not supported")
+    if getattr(sig, "user_inputs_to_mutate", None):
+        raise UnsupportedOpError("input mutation", "loss_fn updates its input(s) in place: "
+                                 "not supported by the amp-mlir training step")
     grads = sig.backward_signature.gradients_to_parameters
     param_names = list(sig.parameters)
     order = list(sig.user_outputs)[:2] + [g for g in grads]
@@ -273,4 +281,4 @@ def export_joint(model, loss_fn, example_args):
         raise UnsupportedOpError(op, f"the joint graph holds '{op}' (torch-mlir's TMTensor "
                                      "dialect), which amp-mlir cannot compile")
     arg_specs = [(tuple(a.shape), a.dtype) for a in example_args]
-    return JointGraph(text, param_names, list(sig.buffers), arg_specs)
+    return JointGraph(text, param_names, list(sig.buffers), arg_specs, mutated)

@@ -369,9 +369,9 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     """The module text: the joint graph (private ``@joint``) and the public
     ``@train_step``.
 
-    ``@train_step(params..., state..., [scale, tracker], buffers..., args...)
-    -> (loss, found_inf)``: the weights, the optimizer state and the scaler
-    state are memrefs that the step updates in place (read with
+    ``@train_step(params..., state..., [scale, tracker], updated buffers...,
+    buffers..., args...) -> (loss, found_inf)``: the weights, the optimizer
+    state, the scaler state and the buffers the forward updates are memrefs that the step updates in place (read with
     ``bufferization.to_tensor restrict writable``, written back with
     ``bufferization.materialize_in_destination``, which bufferization turns
     into in-place updates: no copy, no allocation of them per step); the
@@ -387,8 +387,12 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     resident = list(zip(pnames + snames, ptypes + stypes))
     if scaling:
         resident += [("%scale", "tensor<f32>"), ("%tracker", "tensor<i32>")]
+    # Buffers the forward updates are resident too, the others only read.
+    mutated = [joint.buffer_names.index(b) for b in joint.mutated]
+    resident += [(bnames[i], joint.buffer_types[i]) for i in mutated]
     args = [f"{n}_m: {_memref(t)}" for n, t in resident]
-    args += [f"{n}: {t}" for n, t in zip(bnames, joint.buffer_types)]
+    args += [f"{n}: {t}" for i, (n, t) in enumerate(zip(bnames, joint.buffer_types))
+             if i not in mutated]
     args += [f"{n}: {t}" for n, t in zip(anames, arg_types)]
 
     lines = [f"    {n} = bufferization.to_tensor {n}_m restrict writable : {_memref(t)} to {t}"
@@ -399,7 +403,8 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
         lines.append("    %seed = amp.scale_loss %one, %scale : tensor<f32>")
     else:
         lines.append("    %seed = arith.constant dense<1.0> : tensor<f32>")
-    call_types = ["tensor<f32>", "tensor<f32>"] + ptypes
+    call_types = [joint.buffer_types[i] for i in mutated] + \
+        ["tensor<f32>", "tensor<f32>"] + ptypes
     call_args = pnames + bnames + anames + [seed]
     in_types = ptypes + list(joint.buffer_types) + list(arg_types) + ["tensor<f32>"]
     call = (f"func.call @joint({', '.join(call_args)}) : ({', '.join(in_types)}) -> "
@@ -415,8 +420,9 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
         lines.append("    }")
     else:
         lines.append(f"    %j:{n} = {call}")
-    loss = "%j#1"
-    grads = [f"%j#{2 + i}" for i in range(np_)]
+    nm = len(mutated)
+    loss = f"%j#{nm + 1}"
+    grads = [f"%j#{nm + 2 + i}" for i in range(np_)]
     e = _Emitter()
     kept, kept_types = pnames + snames, ptypes + stypes
     if scaling:
@@ -433,6 +439,9 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
         lines += e.lines
         lines.append("    %found_inf = arith.constant false")
         outs = new_params + new_state
+    # The new buffer values are written whether the step is skipped or not
+    # (PyTorch's forward updates them before GradScaler looks at gradients).
+    outs = outs + [f"%j#{k}" for k in range(nm)]
     for new, (name, t) in zip(outs, resident):
         lines.append(f"    bufferization.materialize_in_destination {new} in restrict writable "
                      f"{name}_m : ({t}, {_memref(t)}) -> ()")
@@ -515,8 +524,13 @@ class TrainStep:
         if self._scaling:
             self._scaler_state = [np.array(self._scaling["scale"], np.float32),
                                   np.array(self._scaling["tracker"], np.int32)]
-        self._buffers = [np.ascontiguousarray(b.detach().numpy()) for b in buffer_values]
-        self._resident = self._param_arrays + self._state + self._scaler_state
+        mutated = [joint.buffer_names.index(b) for b in joint.mutated]
+        self._updated_buffers = [(buffer_values[i], buffer_values[i].detach().numpy().copy())
+                                 for i in mutated]
+        self._buffers = [np.ascontiguousarray(b.detach().numpy())
+                         for i, b in enumerate(buffer_values) if i not in mutated]
+        self._resident = self._param_arrays + self._state + self._scaler_state + \
+            [a for _, a in self._updated_buffers]
         if not self._exe.engine._reads_only("train_step"):
             # The JIT would pass copies of the resident arrays.
             raise RuntimeError("amp_mlir: @train_step was not compiled with read-only "
@@ -559,11 +573,15 @@ class TrainStep:
         return float(loss)
 
     def sync(self):
-        """Writes the current weights into the model's parameters and the
-        optimizer state into the optimizer (``optimizer.state``)."""
+        """Writes the current weights into the model's parameters, the
+        buffers the forward updates (BatchNorm's running statistics) into the
+        model's buffers and the optimizer state into the optimizer
+        (``optimizer.state``)."""
         with torch.no_grad():
             for p, a in zip(self._params, self._param_arrays):
                 p.copy_(torch.from_numpy(a))
+            for b, a in self._updated_buffers:
+                b.copy_(torch.from_numpy(a))
         self._rule.write_back(self._optimizer, self._params, self._state)
 
     def parameters(self):
