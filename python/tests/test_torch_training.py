@@ -142,6 +142,9 @@ def test_grad_scaler_matches_pytorch(digits):
                               scaler=torch.amp.GradScaler("cpu", **SCALER))
     ref_opt = torch.optim.AdamW(ref.parameters(), lr=1e-2)
     scaler = torch.amp.GradScaler("cpu", **SCALER)
+    # Forward and backward under one policy: the 3 forward matmuls and the 5
+    # of the backward (3 weight gradients, 2 input gradients) all run in f16.
+    assert step.cast_statistics()["linalg.matmul"] == {"f16": 8}
     scales, ref_scales, skipped, ref_skipped = [], [], [], []
     for i in range(STEPS):
         before = step.skipped

@@ -32,6 +32,7 @@ naming what is supported.
 """
 
 import math
+import re
 
 import numpy as np
 import torch
@@ -516,6 +517,7 @@ class TrainStep:
         self._exe = amp_compile(module, pipeline=pipeline_for(
             "cpu", autocast=self._autocast is not None, mode=mode))
         self._model, self._optimizer, self._rule = model, optimizer, rule
+        self._mode = mode
         self._params = params
         self._param_arrays = [p.detach().numpy().astype(np.float32, copy=True)
                               for p in params]
@@ -583,6 +585,22 @@ class TrainStep:
             for b, a in self._updated_buffers:
                 b.copy_(torch.from_numpy(a))
         self._rule.write_back(self._optimizer, self._params, self._state)
+
+    def cast_statistics(self):
+        """What the cast policy does to the step: ``{op name: {compute type:
+        count}}`` over the inlined step (forward and backward together), from
+        ``amp-autocast{annotate=1}`` (``{}`` without autocast)."""
+        if not self._autocast:
+            return {}
+        module = Context().parse(self.mlir, source_name="train_step")
+        module.run_pipeline(f"inline,symbol-dce,amp-autocast{{mode={self._mode} "
+                            "annotate=1 keep-regions=1}")
+        counts = {}
+        for op, ctype in re.findall(r"= ([a-z_]+\.[a-z_0-9.]+)[^\n]*?amp\.compute_type = (\w+)",
+                                    str(module)):
+            counts.setdefault(op, {}).setdefault(ctype, 0)
+            counts[op][ctype] += 1
+        return counts
 
     def parameters(self):
         """The current weights: ``{name: numpy array}`` (the step's own
