@@ -26,7 +26,7 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<std::string> mode{
       *this, "mode",
       llvm::cl::desc("amp-autocast mode: graph (fewest casts) or eager "
-                     "(PyTorch-exact)"),
+                     "(op by op as PyTorch eager; deviations: docs/Autocast.md)"),
       llvm::cl::init("graph")};
   PassOptions::Option<std::string> cpuFeatures{
       *this, "cpu-features",

@@ -167,7 +167,7 @@ func.func @policy_twice() attributes {amp.policy = #amp.policy<lower = ["math.ex
 
 // -----
 
-// expected-error @+1 {{policy entries must be op names (strings), got 3 : i64}}
+// expected-error @+1 {{#amp.policy: fp32 must be a list of op names in quotes, e.g. fp32 = ["math.exp"]}}
 func.func @policy_not_string() attributes {amp.policy = #amp.policy<fp32 = [3]>} {
   return
 }

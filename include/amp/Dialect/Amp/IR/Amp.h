@@ -38,6 +38,13 @@ namespace mlir::amp {
 /// (PyTorch `autocast_dtype` defaults).
 FloatType getDefaultLowerPrecisionType(MLIRContext *ctx, DeviceType device);
 
+/// Why the cast policy never decides ops named `name` (so that naming them
+/// in a policy option or an #amp.policy has no effect), or nothing:
+/// terminators, scf control flow whose bodies autocast processes op by op,
+/// functions and modules, constants (converted where their users need
+/// them), amp.autocast and amp.cast.
+std::optional<StringRef> whyNeverDecided(OperationName name);
+
 /// `value` rounded to `type` as the hardware conversion does at run time:
 /// round to nearest, ties to even, subnormals kept, overflow to infinity.
 llvm::APFloat roundToFloatType(llvm::APFloat value, FloatType type);

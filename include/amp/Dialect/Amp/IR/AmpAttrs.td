@@ -31,7 +31,10 @@ def Amp_AutocastAttr : Amp_Attr<"Autocast", "autocast"> {
     - `cache_enabled` (default true): casts of values defined outside the
       region are made once per region and hoisted out of loops.
 
-    Verifier error: a `dtype` other than f16 or bf16.
+    Errors, at the key or value: an unknown key (the valid keys are
+    listed), a key given twice, a `device_type` other than `cuda`/`cpu`, a
+    `dtype` other than `f16`/`bf16`, an `enabled`/`cache_enabled` other than
+    `true`/`false`, a missing `device_type`.
   }];
   let parameters = (ins
     EnumParameter<Amp_DeviceType>:$device_type,
@@ -39,7 +42,9 @@ def Amp_AutocastAttr : Amp_Attr<"Autocast", "autocast"> {
     DefaultValuedParameter<"bool", "true">:$enabled,
     DefaultValuedParameter<"bool", "true">:$cache_enabled
   );
-  let assemblyFormat = "`<` struct(params) `>`";
+  // Custom parser: plain-words errors at the key or value, listing the
+  // valid keys and choices (AmpAttrs.cpp).
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilder<(ins "DeviceType":$deviceType), [{
@@ -66,9 +71,12 @@ def Amp_PolicyAttr : Amp_Attr<"Policy", "policy"> {
         amp.policy = #amp.policy<fp32 = ["linalg.matmul"], lower = ["math.exp"]>} { ... }
     ```
 
-    Verifier errors: an entry that is not a string, or an op name that no
-    loaded dialect registers (the error names it), or an op named in two
-    categories.
+    Errors: an unknown key (the six categories are listed), a key given
+    twice, a value that is not a list of quoted op names, an op name that no
+    loaded dialect registers (the error names it), an op named in two
+    categories, and an op the cast policy never decides (a terminator,
+    `scf` control flow whose body autocast processes op by op, a function or
+    module, a constant, an amp op: naming it would have no effect).
   }];
   let parameters = (ins
     OptionalParameter<"::mlir::ArrayAttr">:$lower,
@@ -78,7 +86,8 @@ def Amp_PolicyAttr : Amp_Attr<"Policy", "policy"> {
     OptionalParameter<"::mlir::ArrayAttr">:$clear,
     OptionalParameter<"::mlir::ArrayAttr">:$keep
   );
-  let assemblyFormat = "`<` struct(params) `>`";
+  // Custom parser: plain-words errors listing the categories (AmpAttrs.cpp).
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The category this policy gives to `opName`, if it names it.

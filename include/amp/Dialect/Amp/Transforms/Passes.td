@@ -47,7 +47,7 @@ def AmpAutocast : Pass<"amp-autocast", "ModuleOp"> {
   }];
   let options = [
     Option<"mode", "mode", "std::string", /*default=*/"\"graph\"",
-           "Propagation mode: graph (cast-minimising painting) or eager (PyTorch-exact)">,
+           "Propagation mode: graph (cast-minimising painting) or eager (op by op as PyTorch eager; deviations: docs/Autocast.md)">,
     ListOption<"lowerOps", "lower-ops", "std::string", "Ops added to the lower list">,
     ListOption<"fp32Ops", "fp32-ops", "std::string", "Ops added to the fp32 list">,
     ListOption<"promoteOps", "promote-ops", "std::string", "Ops added to the promote list">,
@@ -122,8 +122,8 @@ def AmpKeepNarrowRounding : Pass<"amp-keep-narrow-rounding", "func::FuncOp"> {
     flag into `x`. In a chain of such ops (two fused elementwise ops, say
     `sin(sin(x))` on bf16) the value then skips its rounding to bf16 between
     them, while PyTorch, running op by op, rounds after each op: the result
-    differs by one bf16 ulp here and there, and eager mode is no longer
-    PyTorch-exact. This pass clears the `contract` flag of every
+    differs by one bf16 ulp here and there, and eager mode no longer rounds
+    where PyTorch does. This pass clears the `contract` flag of every
     `arith.truncf` to f16/bf16 and `arith.extf` from f16/bf16, so every
     rounding the ops' types ask for happens. Other flags are kept.
   }];

@@ -85,22 +85,6 @@ bool mlir::amp::autocast::isStructural(OperationName name) {
                  scf::IndexSwitchOp>(name);
 }
 
-std::optional<StringRef>
-mlir::amp::autocast::whyNeverDecided(OperationName name) {
-  if (name.hasTrait<OpTrait::IsTerminator>())
-    return StringRef("a terminator");
-  if (isStructural(name))
-    return StringRef("control flow whose body autocast processes op by op");
-  if (name.hasTrait<OpTrait::SymbolTable>() ||
-      name.hasInterface<FunctionOpInterface>())
-    return StringRef("a module or function");
-  if (isOneOf<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(name))
-    return StringRef("a constant, converted where its users need it");
-  if (isOneOf<AutocastOp, CastOp>(name))
-    return StringRef("an amp op");
-  return std::nullopt;
-}
-
 SmallVector<Value> mlir::amp::autocast::getDataOperands(Operation *op) {
   SmallVector<Value> tensors, scalars;
   auto linalgOp = getStructuredOp(op);

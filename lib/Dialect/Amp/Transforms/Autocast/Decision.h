@@ -57,12 +57,6 @@ SmallVector<Block *> getBlocksInDominanceOrder(Region &region);
 bool isStructural(OperationName name);
 inline bool isStructural(Operation *op) { return isStructural(op->getName()); }
 
-/// Why the cast policy never decides ops named `name` (so that a policy
-/// option naming them has no effect), or nothing: terminators, control flow
-/// whose bodies autocast processes, functions and modules, constants
-/// (converted where their users need), autocast regions.
-std::optional<StringRef> whyNeverDecided(OperationName name);
-
 /// Float data operands of `op` that decide "the widest input type": tensor
 /// operands when there are any (scalars do not promote tensors, as Python
 /// scalars do not in PyTorch), else scalars; never tosa zero points or pad
