@@ -5,7 +5,8 @@ set -euo pipefail
 
 PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
       g++ ninja-build cmake python3 python3-numpy libopenblas0-pthread
-      python3-venv python3-pip python3-pytest python3-sklearn libomp-22-dev)
+      python3-venv python3-pip python3-pytest python3-sklearn libomp-22-dev
+      libclang-rt-22-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -23,7 +24,9 @@ else
   echo "setup: Debian packages present"
 fi
 
-# lit's Python package ships with llvm-22-tools; nothing else is needed for the
+# libclang-rt-22-dev: clang's sanitizer and libFuzzer runtimes, for
+# scripts/sanitize.sh and scripts/fuzz.sh (the default build does not use
+# them). lit's Python package ships with llvm-22-tools; nothing else is needed for the
 # C++ build and the lit suite. The Python package and its tests run in a
 # virtual environment that sees Debian's numpy, scikit-learn and pytest and
 # adds ml_dtypes (bf16 numpy arrays) from PyPI, pinned to a release that
