@@ -230,8 +230,9 @@ class ExecutionEngine:
         else:
             self._free = C.libc.free
         libs, local = _runtime_libraries()
-        paths = (C.MlirStringRef * len(libs))(*[C.MlirStringRef.of(p) for p in libs])
-        self._keep = [p.encode() for p in libs]
+        refs = [C.MlirStringRef.of(p) for p in libs]
+        paths = (C.MlirStringRef * len(libs))(*refs)
+        self._keep = refs  # the path bytes the array points to
         module.context._take_diagnostics()
         self._engine = C.lib.mlirExecutionEngineCreate(
             module._module, opt_level, len(libs), paths, False, False)

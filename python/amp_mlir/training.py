@@ -30,7 +30,8 @@ from .device import DeviceArray, to_device
 from .ir import Context
 
 __all__ = ["Linear", "ReLU", "GELU", "LayerNorm", "TransformerBlock", "SGD", "Adam",
-           "build_train_step", "build_loss_and_grads", "Trainer", "cast_statistics"]
+           "build_train_step", "build_loss_and_grads", "Trainer", "cast_statistics",
+           "unscale_lines", "guarded_update_lines"]
 
 
 # --------------------------------------------------------------------------
@@ -356,23 +357,18 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     g.lines = []
     kept = pvals + svals
     if loss_scaling:
-        types = ", ".join(p.type for p in pvals)
-        lines.append(f"    %ug:{len(grads)}, %found_inf = amp.unscale {', '.join(grad_names)} "
-                     f"by %scale : {types}")
-        grad_vals = [Value(g, f"%ug#{i}", p.shape, differentiable=False) for i, p in enumerate(pvals)]
+        unscale, names = unscale_lines(grad_names, [p.type for p in pvals])
+        lines += unscale
+        grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(names, pvals)]
     else:
         grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(grad_names, pvals)]
     new_params, new_state = optimizer.update(g, pvals, grad_vals, svals)
     updated = new_params + new_state
-    kept_types = ", ".join(v.type for v in kept)
     if loss_scaling:
-        lines.append(f"    %upd:{len(kept)} = amp.step_if_finite %found_inf keep("
-                     f"{', '.join(v.name for v in kept)} : {kept_types}) {{")
-        lines += ["  " + l for l in g.lines]
-        lines.append(f"      amp.yield {', '.join(v.name for v in updated)} : {kept_types}")
-        lines.append("    }")
-        lines.append("    %new_scale, %new_tracker = amp.update_scale %scale, %tracker, %found_inf")
-        out_names = [f"%upd#{i}" for i in range(len(kept))] + ["%new_scale", "%new_tracker"]
+        guarded, out_names = guarded_update_lines(
+            [v.name for v in kept], [v.type for v in kept], g.lines,
+            [v.name for v in updated])
+        lines += guarded
         out_types = [v.type for v in kept] + ["tensor<f32>", "tensor<i32>"]
     else:
         lines += g.lines
@@ -392,6 +388,45 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     text.append("  }")
     text.append(_build_predict(layers, eval_batch or batch, in_features, classes, autocast))
     return "module {\n" + "\n".join(text) + "\n}\n"
+
+
+def unscale_lines(grad_names, grad_types, scale="%scale"):
+    """GradScaler's ``unscale_`` of a step's gradients: the MLIR lines
+    (``amp.unscale``, which also sets ``%found_inf``) and the names of the
+    unscaled gradients. Shared by :func:`build_train_step` and
+    :mod:`amp_mlir.torch.training`."""
+    if not grad_names:
+        return [f"    %found_inf = amp.unscale by {scale}"], []
+    lines = [f"    %ug:{len(grad_names)}, %found_inf = amp.unscale {', '.join(grad_names)} "
+             f"by {scale} : {', '.join(grad_types)}"]
+    return lines, [f"%ug#{i}" for i in range(len(grad_names))]
+
+
+def guarded_update_lines(kept, kept_types, update, updated, scale="%scale",
+                         tracker="%tracker", growth_factor=2.0, backoff_factor=0.5,
+                         growth_interval=2000):
+    """GradScaler's ``step`` and ``update``: the optimizer's ``update`` lines
+    (which compute ``updated`` from ``kept``: weights and optimizer state)
+    inside ``amp.step_if_finite %found_inf``, then ``amp.update_scale`` with
+    GradScaler's settings. Returns the lines and the names of the new kept
+    values followed by ``%new_scale, %new_tracker``."""
+    types = ", ".join(kept_types)
+    lines = [f"    %upd:{len(kept)} = amp.step_if_finite %found_inf keep("
+             f"{', '.join(kept)} : {types}) {{"]
+    lines += ["  " + l for l in update]
+    lines.append(f"      amp.yield {', '.join(updated)} : {types}")
+    lines.append("    }")
+    attrs = []
+    if growth_factor != 2.0:
+        attrs.append(f"growth_factor = {float(growth_factor)!r} : f64")
+    if backoff_factor != 0.5:
+        attrs.append(f"backoff_factor = {float(backoff_factor)!r} : f64")
+    if growth_interval != 2000:
+        attrs.append(f"growth_interval = {int(growth_interval)} : i32")
+    attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+    lines.append(f"    %new_scale, %new_tracker = amp.update_scale {scale}, {tracker}, "
+                 f"%found_inf{attr_text}")
+    return lines, [f"%upd#{i}" for i in range(len(kept))] + ["%new_scale", "%new_tracker"]
 
 
 def _build_predict(layers, batch, in_features, classes, autocast):

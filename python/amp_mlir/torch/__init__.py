@@ -8,6 +8,9 @@ on tensors) into amp-mlir's pipelines, with autocast::
     fn = amp_torch.compile(model, (x,), autocast=("cpu", "bfloat16"))
     y = fn(x)                                    # torch tensors in and out
 
+Training steps (forward + backward + optimizer + GradScaler as one compiled
+step): :func:`compile_train_step`, see docs/Training.md.
+
 See docs/TorchFrontEnd.md. Layer: above the package's compiler
 (:mod:`amp_mlir.compiler`); it only re-exports its modules' names.
 """
@@ -28,3 +31,8 @@ __all__ += ["CompiledModule", "compile"]
 from ._backend import AmpBackendWarning, backend  # noqa: E402
 
 __all__ += ["AmpBackendWarning", "backend"]
+
+# --- training steps (issue 27): training.py --------------------------------
+from .training import TrainStep, UnsupportedOpError, compile_train_step  # noqa: E402
+
+__all__ += ["TrainStep", "UnsupportedOpError", "compile_train_step"]
