@@ -177,6 +177,37 @@ def test_grad_scaler_matches_pytorch(digits):
         assert rel_l2(value, names[name].detach().numpy()) <= 2e-2, name
 
 
+def test_grad_scaler_natural_overflow_matches_pytorch(digits):
+    """A scale too large for f16 (2^30): the f16 backward overflows, and the
+    backoffs, the growth after 3 finite steps and the overflows that follow
+    it match torch.amp.GradScaler's step for step."""
+    xs, ys = digits
+    ours = mlp()
+    ref = copy.deepcopy(ours)
+    settings = dict(init_scale=2.0 ** 30, growth_interval=3)
+    step = compile_train_step(ours, loss_fn, torch.optim.SGD(ours.parameters(), lr=0.05,
+                                                             momentum=0.9),
+                              (xs[0], ys[0]), autocast=("cpu", "float16"),
+                              scaler=torch.amp.GradScaler("cpu", **settings))
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.05, momentum=0.9)
+    scaler = torch.amp.GradScaler("cpu", **settings)
+    scales, ref_scales = [], []
+    for i in range(STEPS):
+        step(xs[i], ys[i])
+        scales.append(step.scale)
+        ref_opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.float16):
+            ref_loss = loss_fn(ref, xs[i], ys[i])
+        scaler.scale(ref_loss).backward()
+        scaler.step(ref_opt)
+        scaler.update()
+        ref_scales.append(scaler.get_scale())
+    assert scales == ref_scales
+    assert scales[:10] == [2.0 ** k for k in range(29, 19, -1)]  # 10 overflows in a row
+    assert 2 * scales[12] == scales[13]  # grown after 3 finite steps
+    assert step.skipped == sum(b < a for a, b in zip([2.0 ** 30] + scales, scales)) >= 12
+
+
 def test_skipped_step_is_bit_identical(digits):
     xs, ys = digits
     model = mlp()
