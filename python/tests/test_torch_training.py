@@ -185,10 +185,10 @@ def test_grad_scaler_natural_overflow_matches_pytorch(digits):
     ours = mlp()
     ref = copy.deepcopy(ours)
     settings = dict(init_scale=2.0 ** 30, growth_interval=3)
+    our_scaler = torch.amp.GradScaler("cpu", **settings)
     step = compile_train_step(ours, loss_fn, torch.optim.SGD(ours.parameters(), lr=0.05,
                                                              momentum=0.9),
-                              (xs[0], ys[0]), autocast=("cpu", "float16"),
-                              scaler=torch.amp.GradScaler("cpu", **settings))
+                              (xs[0], ys[0]), autocast=("cpu", "float16"), scaler=our_scaler)
     ref_opt = torch.optim.SGD(ref.parameters(), lr=0.05, momentum=0.9)
     scaler = torch.amp.GradScaler("cpu", **settings)
     scales, ref_scales = [], []
@@ -203,6 +203,8 @@ def test_grad_scaler_natural_overflow_matches_pytorch(digits):
         scaler.update()
         ref_scales.append(scaler.get_scale())
     assert scales == ref_scales
+    step.sync()  # the scaler's state is written back
+    assert our_scaler.state_dict() == scaler.state_dict()
     assert scales[:10] == [2.0 ** k for k in range(29, 19, -1)]  # 10 overflows in a row
     assert 2 * scales[12] == scales[13]  # grown after 3 finite steps
     assert step.skipped == sum(b < a for a, b in zip([2.0 ** 30] + scales, scales)) >= 12

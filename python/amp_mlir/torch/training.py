@@ -341,13 +341,11 @@ def _scaler_settings(scaler):
                         f"{type(scaler).__name__}")
     if not scaler.is_enabled():
         return None
-    return {"scale": float(scaler.get_scale()) if scaler._scale is not None
-            else float(scaler._init_scale),
-            "tracker": int(scaler._get_growth_tracker()) if scaler._growth_tracker is not None
-            else 0,
-            "growth_factor": float(scaler.get_growth_factor()),
-            "backoff_factor": float(scaler.get_backoff_factor()),
-            "growth_interval": int(scaler.get_growth_interval())}
+    state = scaler.state_dict()  # GradScaler's public state
+    return {"scale": float(state["scale"]), "tracker": int(state["_growth_tracker"]),
+            "growth_factor": float(state["growth_factor"]),
+            "backoff_factor": float(state["backoff_factor"]),
+            "growth_interval": int(state["growth_interval"])}
 
 
 def _autocast(autocast, device):
@@ -517,6 +515,7 @@ class TrainStep:
         self._exe = amp_compile(module, pipeline=pipeline_for(
             "cpu", autocast=self._autocast is not None, mode=mode))
         self._model, self._optimizer, self._rule = model, optimizer, rule
+        self._scaler = scaler
         self._mode = mode
         self._params = params
         self._param_arrays = [p.detach().numpy().astype(np.float32, copy=True)
@@ -577,14 +576,22 @@ class TrainStep:
     def sync(self):
         """Writes the current weights into the model's parameters, the
         buffers the forward updates (BatchNorm's running statistics) into the
-        model's buffers and the optimizer state into the optimizer
-        (``optimizer.state``)."""
+        model's buffers, the optimizer state into the optimizer
+        (``optimizer.state``) and the loss scale and growth tracker into the
+        GradScaler (``load_state_dict``)."""
         with torch.no_grad():
             for p, a in zip(self._params, self._param_arrays):
                 p.copy_(torch.from_numpy(a))
             for b, a in self._updated_buffers:
                 b.copy_(torch.from_numpy(a))
         self._rule.write_back(self._optimizer, self._params, self._state)
+        if self._scaling:
+            self._scaler.load_state_dict({
+                "scale": float(self._scaler_state[0]),
+                "_growth_tracker": int(self._scaler_state[1]),
+                "growth_factor": self._scaling["growth_factor"],
+                "backoff_factor": self._scaling["backoff_factor"],
+                "growth_interval": self._scaling["growth_interval"]})
 
     def cast_statistics(self):
         """What the cast policy does to the step: ``{op name: {compute type:
