@@ -95,6 +95,33 @@ def test_f32_matches_pytorch(digits, model, opt):
         assert rel_l2(p.detach().numpy(), r.detach().numpy()) <= 1e-4, n
 
 
+# The scheduler warns that our optimizer's own step() never ran (the compiled
+# step does its work).
+@pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)`")
+@pytest.mark.parametrize("opt", ["sgd", "adamw"])
+def test_lr_scheduler(digits, opt):
+    """The lr is read from the optimizer at every step: an LR scheduler
+    stepping both optimizers keeps the two runs equal."""
+    xs, ys = digits
+    ours = mlp()
+    ref = copy.deepcopy(ours)
+    our_opt, ref_opt = OPTIMIZERS[opt](ours.parameters()), OPTIMIZERS[opt](ref.parameters())
+    scheds = [torch.optim.lr_scheduler.ExponentialLR(o, gamma=0.7) for o in (our_opt, ref_opt)]
+    step = compile_train_step(ours, loss_fn, our_opt, (xs[0], ys[0]))
+    for i in range(10):
+        loss = step(xs[i], ys[i])
+        ref_opt.zero_grad()
+        ref_loss = loss_fn(ref, xs[i], ys[i])
+        ref_loss.backward()
+        ref_opt.step()
+        for sched in scheds:
+            sched.step()
+        assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), i
+    names = dict(ref.named_parameters())
+    for name, value in step.parameters().items():
+        assert rel_l2(value, names[name].detach().numpy()) <= 1e-4, name
+
+
 def test_batchnorm_running_statistics(digits):
     """A forward that updates buffers (BatchNorm in training mode): the
     running mean, variance and batch count follow PyTorch's."""

@@ -187,7 +187,14 @@ class _SGD:
             for p, buf in zip(params, state[1:]):
                 optimizer.state[p]["momentum_buffer"] = torch.from_numpy(buf.copy())
 
-    def emit(self, e, params, grads, state, shapes):
+    def emit(self, e, params, grads, state, shapes, lr):
+        # -lr as the f32 alpha of param.add_(d, alpha=-lr), from the step's
+        # f64 lr argument (read from the optimizer at every call).
+        lr64, neg, neg32, neg_lr = (e.fresh(h) for h in ("lr", "nlr", "nlr32", "nlrt"))
+        e.emit(f"{lr64} = tensor.extract {lr}[] : tensor<f64>")
+        e.emit(f"{neg} = arith.negf {lr64} : f64")
+        e.emit(f"{neg32} = arith.truncf {neg} : f64 to f32")
+        e.emit(f"{neg_lr} = tensor.from_elements {neg32} : tensor<f32>")
         new_params, new_state = [], []
         if self.momentum:
             started = state[0]
@@ -197,23 +204,24 @@ class _SGD:
                 buf = state[1 + i]
 
                 def body(a, self=self):
-                    ag, ast, ap, ab = a
+                    ag, ast, anl, ap, ab = a
                     d = e.axpy(ag, self.wd, ap) if self.wd else ag
                     cont = e.op(f"arith.mulf {ab}, {e.const(self.momentum)}")
                     cont = e.axpy(cont, 1.0 - self.dampening, d)
                     first = e.op(f"arith.cmpf oeq, {ast}, {e.const(0.0)}")
                     nb = e.op(f"arith.select {first}, {d}, {cont}")
                     step = e.axpy(d, self.momentum, nb) if self.nesterov else nb
-                    return [e.axpy(ap, -self.lr, step), nb]
-                np_, nb = e.generic(shape, [g], [started], [p, buf], body)
+                    new_p = e.op(f"arith.addf {ap}, {e.op(f'arith.mulf {anl}, {step}')}")
+                    return [new_p, nb]
+                np_, nb = e.generic(shape, [g], [started, neg_lr], [p, buf], body)
                 new_params.append(np_)
                 new_state.append(nb)
             else:
                 def body(a, self=self):
-                    ag, ap = a
+                    ag, anl, ap = a
                     d = e.axpy(ag, self.wd, ap) if self.wd else ag
-                    return [e.axpy(ap, -self.lr, d)]
-                new_params += e.generic(shape, [g], [], [p], body)
+                    return [e.op(f"arith.addf {ap}, {e.op(f'arith.mulf {anl}, {d}')}")]
+                new_params += e.generic(shape, [g], [neg_lr], [p], body)
         if self.momentum:
             one = e.fresh("one")
             e.emit(f"{one} = arith.constant dense<1.0> : tensor<f32>")
@@ -263,7 +271,7 @@ class _Adam:
                                       "exp_avg": torch.from_numpy(state[1 + 2 * i].copy()),
                                       "exp_avg_sq": torch.from_numpy(state[2 + 2 * i].copy())}
 
-    def emit(self, e, params, grads, state, shapes):
+    def emit(self, e, params, grads, state, shapes, lr):
         step = state[0]
         # step + 1, and the bias corrections in f64 (0-d tensors, read by
         # every parameter's update).
@@ -278,7 +286,7 @@ class _Adam:
         c = {k: e.fresh(k) for k in ("b1", "b2", "lr", "one64")}
         e.emit(f"{c['b1']} = arith.constant {self.b1!r} : f64")
         e.emit(f"{c['b2']} = arith.constant {self.b2!r} : f64")
-        e.emit(f"{c['lr']} = arith.constant {self.lr!r} : f64")
+        e.emit(f"{c['lr']} = tensor.extract {lr}[] : tensor<f64>")
         e.emit(f"{c['one64']} = arith.constant 1.0 : f64")
         e.emit(f"{n['b1p']} = math.powf {c['b1']}, {n['t']} : f64")
         e.emit(f"{n['b2p']} = math.powf {c['b2']}, {n['t']} : f64")
@@ -291,14 +299,26 @@ class _Adam:
         e.emit(f"{n['bc232']} = arith.truncf {n['bc2s']} : f64 to f32")
         e.emit(f"{n['sszt']} = tensor.from_elements {n['ssz32']} : tensor<f32>")
         e.emit(f"{n['bc2st']} = tensor.from_elements {n['bc232']} : tensor<f32>")
+        scalars = [n["sszt"], n["bc2st"]]
+        if self.wd and self.decoupled:
+            # AdamW's param.mul_(1 - lr * weight_decay), the factor in f64.
+            wd, lw, dec, dec32, dect = (e.fresh(h) for h in ("wd", "lw", "dec", "dec32",
+                                                              "dect"))
+            e.emit(f"{wd} = arith.constant {self.wd!r} : f64")
+            e.emit(f"{lw} = arith.mulf {c['lr']}, {wd} : f64")
+            e.emit(f"{dec} = arith.subf {c['one64']}, {lw} : f64")
+            e.emit(f"{dec32} = arith.truncf {dec} : f64 to f32")
+            e.emit(f"{dect} = tensor.from_elements {dec32} : tensor<f32>")
+            scalars.append(dect)
         new_params, new_state = [], [n["newstep"]]
         for i, (p, g, shape) in enumerate(zip(params, grads, shapes)):
             m, v = state[1 + 2 * i], state[2 + 2 * i]
 
             def body(a, self=self):
-                ag, assz, abc2, ap, am, av = a
+                ag, assz, abc2 = a[:3]
+                ap, am, av = a[-3:]
                 if self.wd and self.decoupled:
-                    ap = e.op(f"arith.mulf {ap}, {e.const(1.0 - self.lr * self.wd)}")
+                    ap = e.op(f"arith.mulf {ap}, {a[3]}")
                 elif self.wd:
                     ag = e.axpy(ag, self.wd, ap)
                 nm = e.axpy(am, 1.0 - self.b1, e.op(f"arith.subf {ag}, {am}"))
@@ -309,7 +329,7 @@ class _Adam:
                 upd = e.op(f"arith.mulf {e.op(f'arith.negf {assz}')}, "
                            f"{e.op(f'arith.divf {nm}, {denom}')}")
                 return [e.op(f"arith.addf {ap}, {upd}"), nm, nv]
-            np_, nm, nv = e.generic(shape, [g], [n["sszt"], n["bc2st"]], [p, m, v], body)
+            np_, nm, nv = e.generic(shape, [g], scalars, [p, m, v], body)
             new_params.append(np_)
             new_state += [nm, nv]
         return new_params, new_state
@@ -369,7 +389,7 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     ``@train_step``.
 
     ``@train_step(params..., state..., [scale, tracker], updated buffers...,
-    buffers..., args...) -> (loss, found_inf)``: the weights, the optimizer
+    lr: tensor<f64>, buffers..., args...) -> (loss, found_inf)``: the weights, the optimizer
     state, the scaler state and the buffers the forward updates are memrefs that the step updates in place (read with
     ``bufferization.to_tensor restrict writable``, written back with
     ``bufferization.materialize_in_destination``, which bufferization turns
@@ -389,7 +409,7 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     # Buffers the forward updates are resident too, the others only read.
     mutated = [joint.buffer_names.index(b) for b in joint.mutated]
     resident += [(bnames[i], joint.buffer_types[i]) for i in mutated]
-    args = [f"{n}_m: {_memref(t)}" for n, t in resident]
+    args = [f"{n}_m: {_memref(t)}" for n, t in resident] + ["%lr: tensor<f64>"]
     args += [f"{n}: {t}" for i, (n, t) in enumerate(zip(bnames, joint.buffer_types))
              if i not in mutated]
     args += [f"{n}: {t}" for n, t in zip(anames, arg_types)]
@@ -427,14 +447,14 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     if scaling:
         unscale, ugrads = unscale_lines(grads, ptypes)
         lines += unscale
-        new_params, new_state = optimizer_rule.emit(e, pnames, ugrads, snames, shapes)
+        new_params, new_state = optimizer_rule.emit(e, pnames, ugrads, snames, shapes, "%lr")
         guarded, outs = guarded_update_lines(
             kept, kept_types, [l[4:] for l in e.lines], new_params + new_state,
             growth_factor=scaling["growth_factor"], backoff_factor=scaling["backoff_factor"],
             growth_interval=scaling["growth_interval"])
         lines += guarded
     else:
-        new_params, new_state = optimizer_rule.emit(e, pnames, grads, snames, shapes)
+        new_params, new_state = optimizer_rule.emit(e, pnames, grads, snames, shapes, "%lr")
         lines += e.lines
         lines.append("    %found_inf = arith.constant false")
         outs = new_params + new_state
@@ -539,6 +559,13 @@ class TrainStep:
         self.skipped = 0
         self.steps = 0
 
+    def _lr(self):
+        """The optimizer's current lr (an LR scheduler may have changed it)."""
+        lr = self._optimizer.param_groups[0]["lr"]
+        if isinstance(lr, torch.Tensor) or not isinstance(lr, (int, float)):
+            raise TypeError(f"the optimizer's lr must be a Python float, got {lr!r}")
+        return np.array(lr, np.float64)
+
     @property
     def scale(self):
         return float(self._scaler_state[0]) if self._scaling else 1.0
@@ -567,8 +594,8 @@ class TrainStep:
     def __call__(self, *args):
         data = self._checked(args)
         # The weights and the optimizer and scaler state are updated in place.
-        loss, found_inf = self._exe.invoke("train_step", *self._resident, *self._buffers,
-                                           *data)
+        loss, found_inf = self._exe.invoke("train_step", *self._resident, self._lr(),
+                                           *self._buffers, *data)
         self.steps += 1
         self.skipped += int(bool(found_inf))
         return float(loss)
