@@ -336,6 +336,11 @@ def test_error_bad_options():
         _compile(mode="lazy")
     with pytest.raises(NotImplementedError, match="device='tpu'"):
         _compile(device="tpu")
+    with pytest.raises(ValueError, match="opt_level must be 0, 1, 2 or 3"):
+        _compile(opt_level=7)
+    # opt_level 0 compiles and trains too.
+    step = _compile(opt_level=0)
+    assert np.isfinite(step(torch.randn(4, 8), torch.randint(0, 4, (4,))))
 
 
 def test_error_call_shape_mismatch_changes_nothing():

@@ -488,7 +488,7 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, example_args, autocast, scaler, mode,
-                 device):
+                 device, opt_level=3):
         if device != "cpu":
             raise NotImplementedError(f"device={device!r}: the amp-mlir training step "
                                       "runs on 'cpu'")
@@ -533,7 +533,7 @@ class TrainStep:
         module = Context().parse(self.mlir, source_name="train_step")
         module.run_pipeline("inline,symbol-dce")
         self._exe = amp_compile(module, pipeline=pipeline_for(
-            "cpu", autocast=self._autocast is not None, mode=mode))
+            "cpu", autocast=self._autocast is not None, mode=mode), opt_level=opt_level)
         self._model, self._optimizer, self._rule = model, optimizer, rule
         self._scaler = scaler
         self._mode = mode
@@ -655,7 +655,7 @@ def _type_of(t):
 
 
 def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None,
-                       scaler=None, mode="graph", device="cpu"):
+                       scaler=None, mode="graph", device="cpu", opt_level=3):
     """Compiles one whole training step of ``model``.
 
     Args:
@@ -672,6 +672,7 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
             settings are read) or ``None``: no loss scaling.
         mode: the autocast pass's mode, ``graph`` or ``eager``.
         device: ``cpu``.
+        opt_level: LLVM's optimisation level for the JIT, 0-3.
 
     Returns:
         :class:`TrainStep`.
@@ -683,4 +684,5 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
         NotImplementedError: another optimizer, option or device.
         TypeError: non-tensor arguments, non-f32 parameters.
     """
-    return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device)
+    return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device,
+                     opt_level)
