@@ -15,8 +15,9 @@ are ``x: [batch, features]`` f32 and one-hot labels ``y: [batch, classes]``
 f32 (for a transformer block, ``batch = sequences * seq_len`` rows).
 
 Layer: training, above compilation and execution: imports :mod:`.autodiff`,
-:mod:`.ir`, :mod:`.compiler` and :mod:`.device`; only :mod:`.digits` (and
-the package's ``__init__``) import it.
+:mod:`.ir`, :mod:`.compiler` and :mod:`.device`; :mod:`.digits` (and the
+package's ``__init__``) import it, and :mod:`amp_mlir.torch.training` takes
+its loss-scaling lines (:func:`unscale_lines`, :func:`guarded_update_lines`).
 """
 
 import math
