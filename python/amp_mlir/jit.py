@@ -161,6 +161,14 @@ class ExecutionEngine:
         else:
             self._free = C.libc.free
         libs = C.lib.ampGetJitRuntimeLibraries().decode().split(";")
+        # Data-parallel steps call MPI (amp-cpu-pipeline{data-parallel=N}).
+        if module.function_attribute("MPI_Allreduce", "sym_name") is not None:
+            mpi = C.lib.ampGetMpiLibrary().decode()
+            if not mpi:
+                raise MLIRError("the module calls MPI, but this build of amp-mlir "
+                                "has no MPI library (scripts/setup.sh installs "
+                                "OpenMPI)", [])
+            libs.append(mpi)
         paths = (C.MlirStringRef * len(libs))(*[C.MlirStringRef.of(p) for p in libs])
         self._keep = [p.encode() for p in libs]
         module.context._take_diagnostics()

@@ -27,6 +27,7 @@ import numpy as np
 from .autodiff import Graph, Value
 from .compiler import compile as amp_compile, pipeline_for
 from .device import DeviceArray, to_device
+from .distributed import Communicator
 from .ir import Context
 
 __all__ = ["Linear", "ReLU", "GELU", "LayerNorm", "TransformerBlock", "SGD", "Adam",
@@ -288,7 +289,7 @@ def _check_autocast(autocast):
 
 
 def build_train_step(layers, batch, in_features, classes, optimizer, autocast=None,
-                     loss_scaling=False, eval_batch=None):
+                     loss_scaling=False, eval_batch=None, world_size=None):
     """MLIR text of ``@train_step`` and ``@predict`` for ``layers``.
 
     Args:
@@ -302,6 +303,13 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
             and returns the scale (``tensor<f32>``) and growth tracker
             (``tensor<i32>``), and skips the update on inf/NaN gradients.
         eval_batch: rows of ``@predict`` (default ``batch``).
+        world_size: data-parallel over this many MPI processes (None: one
+            process). ``batch`` is then the rows of one rank; the module
+            has a grid ``shard.grid @amp_dp(shape = N)``, every gradient
+            (unscaled, with loss scaling) becomes its mean over the ranks
+            (``shard.all_reduce`` sum divided by N; amp-cpu-pipeline packs
+            them into buckets and lowers them to MPI), and ``found_inf`` is
+            all-reduced with max, so every rank skips together.
 
     ``@train_step(x, y, params..., state..., [scale, tracker]) -> (loss,
     params..., state..., [scale, tracker], found_inf)``; ``@predict(x,
@@ -359,19 +367,22 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
         types = ", ".join(p.type for p in pvals)
         lines.append(f"    %ug:{len(grads)}, %found_inf = amp.unscale {', '.join(grad_names)} "
                      f"by %scale : {types}")
-        grad_vals = [Value(g, f"%ug#{i}", p.shape, differentiable=False) for i, p in enumerate(pvals)]
-    else:
-        grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(grad_names, pvals)]
+        grad_names = [f"%ug#{i}" for i in range(len(grads))]
+    if world_size is not None:
+        _positive(world_size=world_size)
+        grad_names = _data_parallel(lines, grad_names, pvals, world_size, loss_scaling)
+    grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(grad_names, pvals)]
     new_params, new_state = optimizer.update(g, pvals, grad_vals, svals)
     updated = new_params + new_state
     kept_types = ", ".join(v.type for v in kept)
     if loss_scaling:
-        lines.append(f"    %upd:{len(kept)} = amp.step_if_finite %found_inf keep("
+        flag = "%found_any" if world_size is not None else "%found_inf"
+        lines.append(f"    %upd:{len(kept)} = amp.step_if_finite {flag} keep("
                      f"{', '.join(v.name for v in kept)} : {kept_types}) {{")
         lines += ["  " + l for l in g.lines]
         lines.append(f"      amp.yield {', '.join(v.name for v in updated)} : {kept_types}")
         lines.append("    }")
-        lines.append("    %new_scale, %new_tracker = amp.update_scale %scale, %tracker, %found_inf")
+        lines.append(f"    %new_scale, %new_tracker = amp.update_scale %scale, %tracker, {flag}")
         out_names = [f"%upd#{i}" for i in range(len(kept))] + ["%new_scale", "%new_tracker"]
         out_types = [v.type for v in kept] + ["tensor<f32>", "tensor<i32>"]
     else:
@@ -387,11 +398,42 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     rtypes = ["tensor<f32>"] + out_types + ["i1"]
     text = [f"  func.func @train_step({', '.join(args)}) -> ({', '.join(rtypes)}) {{"]
     text += lines
-    text.append(f"    return {', '.join([loss_name] + out_names + ['%found_inf'])} : "
+    found = "%found_any" if world_size is not None and loss_scaling else "%found_inf"
+    text.append(f"    return {', '.join([loss_name] + out_names + [found])} : "
                 f"{', '.join(rtypes)}")
     text.append("  }")
     text.append(_build_predict(layers, eval_batch or batch, in_features, classes, autocast))
+    if world_size is not None:
+        text.insert(0, f"  shard.grid @amp_dp(shape = {world_size})")
     return "module {\n" + "\n".join(text) + "\n}\n"
+
+
+def _data_parallel(lines, grad_names, pvals, world_size, loss_scaling):
+    """Appends the data-parallel collectives to ``lines``: each gradient's
+    mean over the ranks of ``@amp_dp`` (DDP's rule: sum, divided by the
+    world size) and, with loss scaling, ``%found_any``: ``%found_inf`` of
+    any rank (max of a one-element i32 tensor; ShardedGradScaler's vote).
+    Returns the names of the averaged gradients."""
+    out = []
+    for i, (name, p) in enumerate(zip(grad_names, pvals)):
+        t = p.type
+        lines.append(f"    %dp_sum{i} = shard.all_reduce {name} on @amp_dp grid_axes = [0] "
+                     f"reduction = sum : {t} -> {t}")
+        lines.append(f"    %dp_n{i} = arith.constant dense<{float(world_size)!r}> : {t}")
+        lines.append(f"    %dp_mean{i} = arith.divf %dp_sum{i}, %dp_n{i} : {t}")
+        out.append(f"%dp_mean{i}")
+    if loss_scaling:
+        lines += [
+            "    %dp_flag = arith.extui %found_inf : i1 to i32",
+            "    %dp_flags = tensor.from_elements %dp_flag : tensor<1xi32>",
+            "    %dp_any = shard.all_reduce %dp_flags on @amp_dp grid_axes = [0] "
+            "reduction = max : tensor<1xi32> -> tensor<1xi32>",
+            "    %dp_c0 = arith.constant 0 : index",
+            "    %dp_anyi = tensor.extract %dp_any[%dp_c0] : tensor<1xi32>",
+            "    %dp_zero = arith.constant 0 : i32",
+            "    %found_any = arith.cmpi ne, %dp_anyi, %dp_zero : i32",
+        ]
+    return out
 
 
 def _build_predict(layers, batch, in_features, classes, autocast):
@@ -467,6 +509,17 @@ class Trainer:
             the loss and loss scale out.
         gemm: matmuls on ``cuda``: ``codegen`` (tensor-core kernels) or
             ``cublas`` (cublasGemmEx); see amp-cuda-pipeline.
+        distributed: data-parallel training over the MPI processes that
+            ``mpirun`` started (``cpu`` only): ``True`` (all of them), an
+            int (that many, RuntimeError when mpirun started another
+            number) or a :class:`~amp_mlir.distributed.Communicator`. Each
+            rank calls :meth:`step` on its own ``batch`` rows
+            (``comm.shard(global_batch)``); the gradients are averaged
+            across the ranks inside the compiled step, and with loss scaling
+            an inf/NaN on any rank makes every rank skip the step and back
+            off the scale. Parameters start equal (same ``seed``) and stay
+            equal on all ranks. ``step`` returns this rank's loss. Every
+            rank must build the same step (RuntimeError otherwise).
 
     Attributes:
         params, state: lists of numpy arrays (f32 master weights, optimizer
@@ -474,11 +527,13 @@ class Trainer:
         scale, tracker: the loss scale (f32) and the growth tracker (i32),
             0-d numpy arrays. scale_history: the loss scale after every step.
         skipped_steps: steps whose gradients had inf/NaN.
+        comm: the :class:`~amp_mlir.distributed.Communicator`, or None.
     """
 
     def __init__(self, layers, batch, in_features, classes, optimizer, autocast=None,
                  loss_scaling=False, eval_batch=None, seed=0, init_scale=65536.0,
-                 mode="graph", target="cpu", chip="sm_90", gemm="codegen"):
+                 mode="graph", target="cpu", chip="sm_90", gemm="codegen",
+                 distributed=None):
         if loss_scaling and not (np.isfinite(init_scale) and init_scale > 0):
             raise ValueError(f"init_scale must be finite and positive, got {init_scale!r}")
         if loss_scaling and init_scale > float(np.finfo(np.float32).max):
@@ -486,8 +541,15 @@ class Trainer:
         self.layers, self.batch, self.optimizer = layers, batch, optimizer
         self.loss_scaling = loss_scaling
         self.eval_batch = eval_batch or batch
+        self.comm = _communicator(distributed)
+        if self.comm is not None and target != "cpu":
+            raise ValueError("distributed training runs on target='cpu' only "
+                             "(docs/Distributed.md)")
         self.ir = build_train_step(layers, batch, in_features, classes, optimizer,
-                                   autocast, loss_scaling, eval_batch)
+                                   autocast, loss_scaling, eval_batch,
+                                   world_size=self.comm.size if self.comm else None)
+        if self.comm is not None:
+            self.comm.check_same(self.ir, "training steps")
         pipeline = pipeline_for(target, autocast, mode=mode, chip=chip, gemm=gemm)
         self.exe = amp_compile(self.ir, pipeline=pipeline)
         rng = np.random.default_rng(seed)
@@ -556,6 +618,20 @@ class Trainer:
         if self._resident:
             return self.exe.invoke_device("predict", self._batch(x), *self._params).numpy()
         return self.exe.invoke("predict", np.asarray(x, np.float32), *self._params)
+
+
+def _communicator(distributed):
+    """Trainer's ``distributed`` argument as a Communicator (or None)."""
+    if distributed is None or distributed is False:
+        return None
+    if distributed is True:
+        return Communicator()
+    if isinstance(distributed, Communicator):
+        return distributed
+    if isinstance(distributed, int) and distributed >= 1:
+        return Communicator(size=distributed)
+    raise TypeError(f"distributed must be None, True, a number of processes or a "
+                    f"Communicator, got {distributed!r}")
 
 
 def cast_statistics(ir_text, mode="graph"):
