@@ -1,6 +1,8 @@
 //===- CpuPipeline.cpp - amp-cpu-pipeline ---------------------------------===//
 //
 // Autocast IR to the LLVM dialect for the CPU JIT (amp-runner). The stages:
+//   0. amp-validate-tosa-input: the TOSA input as written, against its
+//      declared target (or what the pipeline compiles);
 //   1. amp-autocast, amp-fp32-accumulation, amp-lower-cast: the cast policy,
 //      then only upstream dialects remain;
 //   2. tosa -> linalg, arith/math on tensors -> linalg, elementwise fusion;

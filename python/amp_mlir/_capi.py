@@ -38,14 +38,23 @@ MlirIdentifier = _handle("MlirIdentifier")
 
 
 class MlirStringRef(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+    # `data` is a pointer, not c_char_p: MLIR's strings are not
+    # NUL-terminated (a diagnostic or printer chunk points into a larger
+    # buffer), and reading a c_char_p field runs strlen over them, past
+    # `length` (AddressSanitizer: heap-buffer-overflow).
+    _fields_ = [("data", ctypes.POINTER(ctypes.c_char)), ("length", ctypes.c_size_t)]
 
     @classmethod
     def of(cls, text):
         raw = text.encode() if isinstance(text, str) else text
-        return cls(raw, len(raw))
+        buf = ctypes.create_string_buffer(raw, len(raw) + 1)
+        ref = cls(ctypes.cast(buf, ctypes.POINTER(ctypes.c_char)), len(raw))
+        ref._buf = buf  # the bytes live as long as the reference
+        return ref
 
     def str(self):
+        if not self.length:
+            return ""
         return ctypes.string_at(self.data, self.length).decode(errors="replace")
 
 
@@ -148,6 +157,7 @@ _SIGNATURES = {
         [MlirModule, ctypes.c_int, ctypes.c_int, ctypes.POINTER(MlirStringRef),
          ctypes.c_bool, ctypes.c_bool]),
     "mlirExecutionEngineDestroy": (None, [MlirExecutionEngine]),
+    "mlirExecutionEngineRegisterSymbol": (None, [MlirExecutionEngine, MlirStringRef, _P]),
     "mlirExecutionEngineInitialize": (None, [MlirExecutionEngine]),
     "mlirExecutionEngineInvokePacked": (
         MlirLogicalResult, [MlirExecutionEngine, MlirStringRef, ctypes.POINTER(_P)]),

@@ -21,6 +21,7 @@ Layer: execution, above the C API binding (:mod:`._capi`), :mod:`.ir`,
 """
 
 import ctypes
+import os
 
 import numpy as np
 
@@ -132,6 +133,74 @@ class _JitBuffer:
             self._allocated = 0
 
 
+# LLVM's soft-float conversion calls (fptrunc/fpext to/from bf16 and f16
+# where the CPU has no instruction): MLIR's libmlir_float16_utils and
+# libgcc_s define them.
+_LIBCALLS = ("__truncsfbf2", "__truncdfbf2", "__truncsfhf2", "__truncdfhf2",
+             "__extendhfsf2", "__extendhfdf2", "__gnu_h2f_ieee", "__gnu_f2h_ieee")
+_RUNTIME = []
+
+
+def _runtime_libraries():
+    """``(paths, handles)``: the runtime libraries the JIT loads itself (by
+    path), and ctypes handles of those whose symbols it is given one by one.
+
+    MLIR's ExecutionEngine loads a shared library with
+    ``llvm::sys::DynamicLibrary`` (``dlopen(RTLD_GLOBAL)``), which puts the
+    library and everything it links into the process's global scope. MLIR's
+    own runtime libraries (``libmlir_runner_utils``,
+    ``libmlir_c_runner_utils``, ``libmlir_float16_utils``) link Debian's
+    libLLVM and libMLIR: loaded that way they made those global, and a
+    torch-mlir imported afterwards bound its bundled LLVM's command-line
+    registry to Debian's ("LLVM ERROR: Option 'print-inst-addrs' registered
+    more than once"). So they are loaded here RTLD_LOCAL and the JIT gets the
+    addresses of the functions the module declares (and of LLVM's libcalls)
+    instead; the other libraries (OpenMP, amp's CPU and CUDA runtimes) link
+    no LLVM and are loaded by the JIT as before."""
+    if not _RUNTIME:
+        paths, handles = [], []
+        for path in C.lib.ampGetJitRuntimeLibraries().decode().split(";"):
+            if not path:
+                continue
+            if os.path.basename(path).startswith("libmlir_"):
+                handles.append(ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL))
+            else:
+                paths.append(path)
+        if handles:
+            float16 = os.path.join(os.path.dirname(handles[0]._name),
+                                   "libmlir_float16_utils.so")
+            if os.path.exists(float16):
+                handles.append(ctypes.CDLL(float16, mode=ctypes.RTLD_LOCAL))
+        try:
+            handles.append(ctypes.CDLL("libgcc_s.so.1", mode=ctypes.RTLD_LOCAL))
+        except OSError:
+            pass
+        _RUNTIME.append((paths, handles))
+    return _RUNTIME[0]
+
+
+def _symbol_address(handle, name):
+    try:
+        return ctypes.cast(getattr(handle, name), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+
+
+def _external_functions(module):
+    """Names of the top-level ``llvm.func`` declarations (no body) of a
+    module lowered to the LLVM dialect: the functions it calls elsewhere."""
+    names = set()
+    op = C.lib.mlirBlockGetFirstOperation(C.lib.mlirModuleGetBody(module._module))
+    while not C.is_null(op):
+        if C.lib.mlirIdentifierStr(C.lib.mlirOperationGetName(op)).str() == "llvm.func" \
+                and C.is_null(C.lib.mlirRegionGetFirstBlock(
+                    C.lib.mlirOperationGetRegion(op, 0))):
+            names.add(C.lib.mlirStringAttrGetValue(C.lib.mlirOperationGetAttributeByName(
+                op, C.MlirStringRef.of("sym_name"))).str())
+        op = C.lib.mlirOperationGetNextInBlock(op)
+    return names
+
+
 class ExecutionEngine:
     """JIT-compiles a module lowered to the LLVM dialect.
 
@@ -160,23 +229,34 @@ class ExecutionEngine:
             self._free = cpu_runtime_library()._mlir_memref_to_llvm_free
         else:
             self._free = C.libc.free
-        libs = C.lib.ampGetJitRuntimeLibraries().decode().split(";")
-        # Data-parallel steps call MPI (amp-cpu-pipeline{data-parallel=N}).
+        libs, local = _runtime_libraries()
+        # Data-parallel steps call MPI (docs/Distributed.md); libmpi links no
+        # LLVM, so the JIT loads it by path.
         if module.function_attribute("MPI_Allreduce", "sym_name") is not None:
             mpi = C.lib.ampGetMpiLibrary().decode()
             if not mpi:
                 raise MLIRError("the module calls MPI, but this build of amp-mlir "
                                 "has no MPI library (scripts/setup.sh installs "
                                 "OpenMPI)", [])
-            libs.append(mpi)
-        paths = (C.MlirStringRef * len(libs))(*[C.MlirStringRef.of(p) for p in libs])
-        self._keep = [p.encode() for p in libs]
+            libs = libs + [mpi]
+        refs = [C.MlirStringRef.of(p) for p in libs]
+        paths = (C.MlirStringRef * len(libs))(*refs)
+        self._keep = refs  # the path bytes the array points to
         module.context._take_diagnostics()
         self._engine = C.lib.mlirExecutionEngineCreate(
             module._module, opt_level, len(libs), paths, False, False)
         if C.is_null(self._engine):
             raise MLIRError("JIT compilation failed (is the module fully lowered "
                             "to the LLVM dialect?)", module.context._take_diagnostics())
+        # MLIR's runtime libraries are handed to the JIT symbol by symbol
+        # (see _runtime_libraries), before anything is linked.
+        for name in _external_functions(module) | set(_LIBCALLS):
+            for handle in local:
+                address = _symbol_address(handle, name)
+                if address:
+                    C.lib.mlirExecutionEngineRegisterSymbol(
+                        self._engine, C.MlirStringRef.of(name), address)
+                    break
         # Global constructors (none from the CPU pipeline today) run here.
         C.lib.mlirExecutionEngineInitialize(self._engine)
 

@@ -31,7 +31,8 @@ from .distributed import Communicator
 from .ir import Context
 
 __all__ = ["Linear", "ReLU", "GELU", "LayerNorm", "TransformerBlock", "SGD", "Adam",
-           "build_train_step", "build_loss_and_grads", "Trainer", "cast_statistics"]
+           "build_train_step", "build_loss_and_grads", "Trainer", "cast_statistics",
+           "unscale_lines", "guarded_update_lines"]
 
 
 # --------------------------------------------------------------------------
@@ -364,26 +365,22 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     g.lines = []
     kept = pvals + svals
     if loss_scaling:
-        types = ", ".join(p.type for p in pvals)
-        lines.append(f"    %ug:{len(grads)}, %found_inf = amp.unscale {', '.join(grad_names)} "
-                     f"by %scale : {types}")
-        grad_names = [f"%ug#{i}" for i in range(len(grads))]
+        unscale, grad_names = unscale_lines(grad_names, [p.type for p in pvals])
+        lines += unscale
     if world_size is not None:
         _positive(world_size=world_size)
-        grad_names = _data_parallel(lines, grad_names, pvals, world_size, loss_scaling)
+        dp, grad_names = data_parallel_lines(grad_names, [p.type for p in pvals],
+                                             world_size, loss_scaling)
+        lines += dp
     grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(grad_names, pvals)]
     new_params, new_state = optimizer.update(g, pvals, grad_vals, svals)
     updated = new_params + new_state
-    kept_types = ", ".join(v.type for v in kept)
     if loss_scaling:
         flag = "%found_any" if world_size is not None else "%found_inf"
-        lines.append(f"    %upd:{len(kept)} = amp.step_if_finite {flag} keep("
-                     f"{', '.join(v.name for v in kept)} : {kept_types}) {{")
-        lines += ["  " + l for l in g.lines]
-        lines.append(f"      amp.yield {', '.join(v.name for v in updated)} : {kept_types}")
-        lines.append("    }")
-        lines.append(f"    %new_scale, %new_tracker = amp.update_scale %scale, %tracker, {flag}")
-        out_names = [f"%upd#{i}" for i in range(len(kept))] + ["%new_scale", "%new_tracker"]
+        guarded, out_names = guarded_update_lines(
+            [v.name for v in kept], [v.type for v in kept], g.lines,
+            [v.name for v in updated], found_inf=flag)
+        lines += guarded
         out_types = [v.type for v in kept] + ["tensor<f32>", "tensor<i32>"]
     else:
         lines += g.lines
@@ -408,15 +405,57 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     return "module {\n" + "\n".join(text) + "\n}\n"
 
 
-def _data_parallel(lines, grad_names, pvals, world_size, loss_scaling):
-    """Appends the data-parallel collectives to ``lines``: each gradient's
-    mean over the ranks of ``@amp_dp`` (DDP's rule: sum, divided by the
-    world size) and, with loss scaling, ``%found_any``: ``%found_inf`` of
-    any rank (max of a one-element i32 tensor; ShardedGradScaler's vote).
-    Returns the names of the averaged gradients."""
-    out = []
-    for i, (name, p) in enumerate(zip(grad_names, pvals)):
-        t = p.type
+def unscale_lines(grad_names, grad_types, scale="%scale"):
+    """GradScaler's ``unscale_`` of a step's gradients: the MLIR lines
+    (``amp.unscale``, which also sets ``%found_inf``) and the names of the
+    unscaled gradients. Shared by :func:`build_train_step` and
+    :mod:`amp_mlir.torch.training`."""
+    if not grad_names:
+        return [f"    %found_inf = amp.unscale by {scale}"], []
+    lines = [f"    %ug:{len(grad_names)}, %found_inf = amp.unscale {', '.join(grad_names)} "
+             f"by {scale} : {', '.join(grad_types)}"]
+    return lines, [f"%ug#{i}" for i in range(len(grad_names))]
+
+
+def guarded_update_lines(kept, kept_types, update, updated, scale="%scale",
+                         tracker="%tracker", growth_factor=2.0, backoff_factor=0.5,
+                         growth_interval=2000, found_inf="%found_inf"):
+    """GradScaler's ``step`` and ``update``: the optimizer's ``update`` lines
+    (which compute ``updated`` from ``kept``: weights and optimizer state)
+    inside ``amp.step_if_finite %found_inf``, then ``amp.update_scale`` with
+    GradScaler's settings, both on the flag ``found_inf`` (a data-parallel
+    step passes the ranks' vote). Returns the lines and the names of the new
+    kept values followed by ``%new_scale, %new_tracker``."""
+    types = ", ".join(kept_types)
+    lines = [f"    %upd:{len(kept)} = amp.step_if_finite {found_inf} keep("
+             f"{', '.join(kept)} : {types}) {{"]
+    lines += ["  " + l for l in update]
+    lines.append(f"      amp.yield {', '.join(updated)} : {types}")
+    lines.append("    }")
+    attrs = []
+    if growth_factor != 2.0:
+        attrs.append(f"growth_factor = {float(growth_factor)!r} : f64")
+    if backoff_factor != 0.5:
+        attrs.append(f"backoff_factor = {float(backoff_factor)!r} : f64")
+    if growth_interval != 2000:
+        attrs.append(f"growth_interval = {int(growth_interval)} : i32")
+    attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+    lines.append(f"    %new_scale, %new_tracker = amp.update_scale {scale}, {tracker}, "
+                 f"{found_inf}{attr_text}")
+    return lines, [f"%upd#{i}" for i in range(len(kept))] + ["%new_scale", "%new_tracker"]
+
+
+def data_parallel_lines(grad_names, grad_types, world_size, loss_scaling):
+    """The collectives of a data-parallel step over the ``world_size`` ranks
+    of ``shard.grid @amp_dp`` (which the module must declare): each
+    gradient's mean over the ranks (DDP's rule: ``shard.all_reduce`` sum,
+    divided by the world size) and, with loss scaling, ``%found_any``:
+    ``%found_inf`` of any rank (max of a one-element i32 tensor, as
+    ShardedGradScaler votes). Returns the MLIR lines and the names of the
+    averaged gradients. Shared by :func:`build_train_step` and
+    :mod:`amp_mlir.torch.training`."""
+    lines, out = [], []
+    for i, (name, t) in enumerate(zip(grad_names, grad_types)):
         lines.append(f"    %dp_sum{i} = shard.all_reduce {name} on @amp_dp grid_axes = [0] "
                      f"reduction = sum : {t} -> {t}")
         lines.append(f"    %dp_n{i} = arith.constant dense<{float(world_size)!r}> : {t}")
@@ -433,7 +472,7 @@ def _data_parallel(lines, grad_names, pvals, world_size, loss_scaling):
             "    %dp_zero = arith.constant 0 : i32",
             "    %found_any = arith.cmpi ne, %dp_anyi, %dp_zero : i32",
         ]
-    return out
+    return lines, out
 
 
 def _build_predict(layers, batch, in_features, classes, autocast):
@@ -541,7 +580,7 @@ class Trainer:
         self.layers, self.batch, self.optimizer = layers, batch, optimizer
         self.loss_scaling = loss_scaling
         self.eval_batch = eval_batch or batch
-        self.comm = _communicator(distributed)
+        self.comm = communicator_for(distributed)
         if self.comm is not None and target != "cpu":
             raise ValueError("distributed training runs on target='cpu' only "
                              "(docs/Distributed.md)")
@@ -620,8 +659,14 @@ class Trainer:
         return self.exe.invoke("predict", np.asarray(x, np.float32), *self._params)
 
 
-def _communicator(distributed):
-    """Trainer's ``distributed`` argument as a Communicator (or None)."""
+def communicator_for(distributed):
+    """A ``distributed`` argument (``None``/``False``, ``True``, a number of
+    processes, a Communicator) as a Communicator, or None. Shared by
+    :class:`Trainer` and :func:`amp_mlir.torch.compile_train_step`.
+
+    Raises:
+        TypeError: another value. RuntimeError: MPI is missing, or mpirun
+            started another number of processes than the one given."""
     if distributed is None or distributed is False:
         return None
     if distributed is True:

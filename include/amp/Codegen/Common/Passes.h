@@ -2,7 +2,8 @@
 //
 // Code-generation passes that amp-cpu-pipeline and amp-cuda-pipeline both
 // run on upstream IR: decomposition of aggregated linalg ops, one fill per
-// destination, fusion of multi-use elementwise producers.
+// destination, fusion of multi-use elementwise producers; validation of
+// the TOSA input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::amp {

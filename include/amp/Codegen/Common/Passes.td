@@ -114,4 +114,36 @@ def AmpFuseElementwise : Pass<"amp-fuse-elementwise", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AmpValidateTosaInput : Pass<"amp-validate-tosa-input", "::mlir::ModuleOp"> {
+  let summary = "Validate the module's TOSA ops against the target it declares (or everything the pipelines compile), before any pass rewrites them";
+  let description = [{
+    Runs upstream's `tosa-validate` on the input as the user wrote it, so
+    that an error always names an op of the input, never one a later pass
+    inserted. The first stage of `amp-cpu-pipeline` and `amp-cuda-pipeline`;
+    their TOSA lowering (`tosa::addTosaToLinalgPasses`) then runs without
+    validating again.
+
+    The target is the module's `tosa.target_env` attribute (the nearest
+    symbol table that has one; `tosa-attach-target` writes it) when there
+    is one: profiles, extensions, level and specification version as
+    declared. Without one, the target is what the pipelines compile:
+    specification 1.1.draft, level `none`, both profiles (`pro_int`,
+    `pro_fp`) and the extensions int16, int4, int64, bf16, fp8e4m3,
+    fp8e5m2, fft, controlflow, doubleround, inexactround, dynamic and shape
+    (not `variable`: the pipelines do not lower `tosa.variable`). Upstream's
+    own default (1.0, level 8k, no extension: the one the upstream
+    `tosa-to-linalg-pipeline` validates against) refuses TOSA that its
+    lowering compiles: `rounding_mode = DOUBLE_ROUND` ("requires extension
+    [doubleround]"), any `?` dimension ("cannot be dynamic when targeting
+    TOSA specification version 1.0"), and the padding of a rank-4
+    `tosa.pad` (a `!tosa.shape<8>`, "exceeds MAX_RANK" at level 8k: a
+    module that declares level 8k still gets that error, upstream's rule).
+
+    Each error is upstream's, located at the op, with a note naming the
+    target it was checked against. A module without TOSA ops is not
+    looked at. The module is not changed.
+  }];
+  let dependentDialects = ["::mlir::tosa::TosaDialect"];
+}
+
 #endif // AMP_CODEGEN_COMMON_PASSES_TD

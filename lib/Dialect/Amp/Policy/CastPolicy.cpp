@@ -122,6 +122,143 @@ Operation *getCombiner(BlockArgument acc) {
   return nullptr;
 }
 
+/// Whether `v`'s element type is a float that autocast never retypes (f64,
+/// f8 types, ...).
+bool isOtherFloat(Type type) {
+  Type elem = getElementTypeOrSelf(type);
+  return isa<FloatType>(elem) && !isAutocastFloat(elem);
+}
+
+/// The single non-terminator op of a structured op's body, or null.
+Operation *getSingleBodyOp(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || !llvm::hasSingleElement(body->without_terminator()))
+    return nullptr;
+  return &body->front();
+}
+
+/// The input operand of `op` that block argument `v` of its body stands
+/// for, or null.
+OpOperand *getInputOfBlockArg(linalg::LinalgOp op, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != op.getBlock() ||
+      arg.getArgNumber() >= op.getNumDpsInputs())
+    return nullptr;
+  return op.getDpsInputOperand(arg.getArgNumber());
+}
+
+/// A contraction that multiplies a value by itself (`mulf %a, %a`, or two
+/// inputs that are the same tensor read through the same indexing map):
+/// the sum of squares of a norm or a variance, after elementwise fusion,
+/// not a matmul.
+bool isSumOfSquares(linalg::LinalgOp op) {
+  for (Operation &inner : op.getBlock()->without_terminator()) {
+    auto mul = dyn_cast<arith::MulFOp>(inner);
+    if (!mul)
+      continue;
+    if (mul.getLhs() == mul.getRhs())
+      return true;
+    OpOperand *a = getInputOfBlockArg(op, mul.getLhs());
+    OpOperand *b = getInputOfBlockArg(op, mul.getRhs());
+    if (a && b && a->get() == b->get() &&
+        op.getMatchingIndexingMap(a) == op.getMatchingIndexingMap(b))
+      return true;
+  }
+  return false;
+}
+
+/// Looks through the reshapes torch-mlir puts between the pieces of a
+/// decomposition (expand_shape after a reduction, collapse_shape before a
+/// batch_matmul).
+Value skipReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// The users of `v`, looking through reshapes.
+SmallVector<Operation *> usersThroughReshapes(Value v) {
+  SmallVector<Operation *> users,
+      work(v.getUsers().begin(), v.getUsers().end());
+  while (!work.empty()) {
+    Operation *user = work.pop_back_val();
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      work.append(user->getUsers().begin(), user->getUsers().end());
+    else
+      users.push_back(user);
+  }
+  return users;
+}
+
+/// A parallel elementwise generic whose body is one `arith.subf`, feeding a
+/// generic that applies `math.exp`: the `x - max(x)` of a softmax or
+/// log_softmax decomposed by torch-mlir.
+bool isSoftmaxShift(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() != 0 ||
+      generic->getNumResults() != 1 ||
+      !isa_and_nonnull<arith::SubFOp>(getSingleBodyOp(generic)))
+    return false;
+  return llvm::any_of(generic->getResult(0).getUsers(), [](Operation *user) {
+    auto exp = dyn_cast<linalg::GenericOp>(user);
+    return exp && isa_and_nonnull<math::ExpOp>(getSingleBodyOp(exp));
+  });
+}
+
+/// A max reduction whose result (through reshapes) is subtracted by a
+/// softmax shift (isSoftmaxShift): the `max(x)` of a softmax.
+bool isSoftmaxMax(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    BlockArgument acc = op.getMatchingBlockArgument(&init);
+    if (!isAutocastFloat(acc.getType()))
+      continue;
+    bool isMax = llvm::any_of(acc.getUsers(), [](Operation *user) {
+      return isa<arith::MaximumFOp, arith::MaxNumFOp>(user);
+    });
+    if (isMax && llvm::any_of(usersThroughReshapes(op.getTiedOpResult(&init)),
+                              isSoftmaxShift))
+      return true;
+  }
+  return false;
+}
+
+/// The bias add of a linear layer as torch-mlir decomposes it: a parallel
+/// generic whose body is one `arith.addf` of a contraction's result (a
+/// matmul, batch_matmul or contraction generic, possibly reshaped) and a
+/// bias read through a broadcasting map (fewer dimensions than the loops)
+/// or broadcast by a generic that only yields its input. PyTorch runs
+/// linear (addmm) as one lower-precision op, bias included.
+bool isLinearBiasAdd(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumReductionLoops() != 0 ||
+      generic.getNumDpsInputs() != 2 ||
+      !isa_and_nonnull<arith::AddFOp>(getSingleBodyOp(generic)))
+    return false;
+  auto isContraction = [](Value v) {
+    auto producer = skipReshapes(v).getDefiningOp<linalg::LinalgOp>();
+    return producer && linalg::isaContractionOpInterface(producer);
+  };
+  auto isBroadcastBias = [&](OpOperand *operand) {
+    if (op.getMatchingIndexingMap(operand).getNumResults() < op.getNumLoops())
+      return true;
+    auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+    if (!producer || producer.getNumDpsInputs() != 1 ||
+        !producer.getBlock()->without_terminator().empty())
+      return false;
+    OpOperand *in = producer.getDpsInputOperand(0);
+    return producer.getMatchingIndexingMap(in).getNumResults() <
+           producer.getNumLoops();
+  };
+  OpOperand *a = op.getDpsInputOperand(0), *b = op.getDpsInputOperand(1);
+  return (isContraction(a->get()) && isBroadcastBias(b)) ||
+         (isContraction(b->get()) && isBroadcastBias(a));
+}
+
 CastCategory classifyElementwiseKind(linalg::ElementwiseKind kind) {
   using K = linalg::ElementwiseKind;
   switch (kind) {
@@ -148,10 +285,29 @@ CastCategory mlir::amp::classifyStructuredBody(Operation *op,
   if (!linalgOp)
     return CastCategory::keep;
 
+  // Computation written in another float type (the f64 statistics of
+  // torch-mlir's layer_norm: extf to f64, reductions, truncf back) reads and
+  // writes the types it was written with, as an explicit `.double()` is not
+  // autocast.
+  if (llvm::any_of(op->getOperandTypes(), isOtherFloat) ||
+      llvm::any_of(op->getResultTypes(), isOtherFloat))
+    return CastCategory::keep;
+
   // A contraction or convolution (mul-add over reduction dims) is a matmul
-  // or conv in disguise: PyTorch lower_precision_fp.
-  if (linalg::isaContractionOpInterface(linalgOp) ||
-      linalg::isaConvolutionOpInterface(linalgOp))
+  // or conv in disguise: PyTorch lower_precision_fp. One that multiplies a
+  // value by itself is a sum of squares (a norm): fp32, as sum is.
+  if (linalg::isaContractionOpInterface(linalgOp))
+    return isSumOfSquares(linalgOp) ? CastCategory::fp32 : CastCategory::lower;
+  if (linalg::isaConvolutionOpInterface(linalgOp))
+    return CastCategory::lower;
+
+  // The pieces of torch-mlir's decompositions that PyTorch runs as one op:
+  // the max and the shift of a softmax / log_softmax (fp32 list: softmax,
+  // log_softmax) stay f32 with its exp and sum; the bias add of a linear
+  // is lower precision with its matmul.
+  if (isSoftmaxMax(linalgOp) || isSoftmaxShift(op))
+    return CastCategory::fp32;
+  if (isLinearBiasAdd(linalgOp))
     return CastCategory::lower;
 
   Block *body = linalgOp.getBlock();

@@ -82,8 +82,9 @@ func.func @keep_call(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // -----
 
 // Every list option on one graph-mode region (the default: sqrt of a weight
-// infer, f32 (not between low ops); matmul lower; tanh, addf infer, low
-// between the matmul and the region results; exp fp32). A remove option only
+// infer, f32 (not between low ops); matmul lower; tanh infer, low
+// between the matmul and the region results; addf infer, f32 since it adds
+// the f32 %b from outside the region (PyTorch type promotion, issue 29 item 3); exp fp32). A remove option only
 // acts on an op on that list: remove-lower-ops=math.exp and
 // remove-keep-ops=math.tanh change nothing here (RM-OTHER), remove-fp32-ops=math.exp
 // makes exp infer, and removing it from fp32 while adding it to lower moves
@@ -92,7 +93,7 @@ func.func @keep_call(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // CHECK: math.sqrt %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
 // CHECK: linalg.matmul {amp.compute_type = f16}
 // CHECK: math.tanh %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
-// CHECK: arith.addf %{{.*}} {amp.compute_type = f16} : tensor<2x2xf16>
+// CHECK: arith.addf %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
 // CHECK: math.exp %{{.*}} {amp.compute_type = f32} : tensor<2x2xf32>
 // RM-OTHER-LABEL: func @lists
 // RM-OTHER: linalg.matmul {amp.compute_type = f16}

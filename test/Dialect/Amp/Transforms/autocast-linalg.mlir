@@ -25,7 +25,8 @@
 // CHECK: linalg.conv_2d_nhwc_hwcf {amp.compute_type = [[LOW]]{{.*}} ins({{.*}} : tensor<1x6x6x4x[[LOW]]>, tensor<3x3x4x4x[[LOW]]>)
 // CHECK: linalg.depthwise_conv_2d_nhwc_hwc {amp.compute_type = [[LOW]]
 // CHECK: linalg.conv_2d_nchw_fchw {amp.compute_type = [[LOW]]
-// CHECK: linalg.pooling_nhwc_sum {amp.compute_type = [[LOW]]
+// Sum pooling is avg_pool's window sum (torch-mlir: pooling sum + divide): f32 (issue 26).
+// CHECK: linalg.pooling_nhwc_sum {amp.compute_type = f32
 // CHECK: linalg.pooling_nhwc_max {amp.compute_type = [[LOW]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

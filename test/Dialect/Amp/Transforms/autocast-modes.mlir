@@ -4,21 +4,20 @@
 // RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file --amp-autocast=annotate | FileCheck %s --check-prefixes=CHECK,GRAPH -DLOW=bf16
 // RUN: sed 's/DEVICE/cpu/' %s | amp-opt -split-input-file "--amp-autocast=annotate mode=eager" | FileCheck %s --check-prefixes=CHECK,EAGER -DLOW=bf16
 
-// Lower ops run low, fp32 ops f32, and an infer op between two lower ops is
-// low in both modes. Values from outside are cast once at region entry; the
-// region result is extended back to its declared f32.
+// Lower ops run low, fp32 ops f32. Values from outside are cast once at
+// region entry; the region result is extended back to its declared f32.
 // CHECK-LABEL: func @infer_between_lower
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W1:.*]]: tensor<8x8xf32>, %[[W2:.*]]: tensor<8x8xf32>, %[[B:.*]]: tensor<4x8xf32>)
-// In eager mode the add of an f16 and an f32 tensor runs in f32 (PyTorch
-// type promotion); graph mode paints it f16 and casts the bias instead.
+// The add of an f16 tensor and an f32 tensor from outside the region runs in
+// f32 in both modes (PyTorch type promotion; graph mode used to paint it low
+// and cast the bias, issue 29 item 3); see @infer_between_lower_inside for
+// an infer op between lower ops that graph mode paints low.
 // CHECK-DAG: %[[W2H:.*]] = amp.cast %[[W2]] : tensor<8x8xf32> to tensor<8x8x[[LOW]]>
-// GRAPH-DAG: %[[BH:.*]] = amp.cast %[[B]] : tensor<4x8xf32> to tensor<4x8x[[LOW]]>
 // CHECK-DAG: %[[W1H:.*]] = amp.cast %[[W1]] : tensor<8x8xf32> to tensor<8x8x[[LOW]]>
 // CHECK-DAG: %[[XH:.*]] = amp.cast %[[X]] : tensor<4x8xf32> to tensor<4x8x[[LOW]]>
 // CHECK: %[[H:.*]] = linalg.matmul {amp.compute_type = [[LOW]]} ins(%[[XH]], %[[W1H]] : tensor<4x8x[[LOW]]>, tensor<8x8x[[LOW]]>) outs(%{{.*}} : tensor<4x8x[[LOW]]>)
-// GRAPH: %[[A:.*]] = arith.addf %[[H]], %[[BH]] {amp.compute_type = [[LOW]]} : tensor<4x8x[[LOW]]>
-// EAGER: %[[HF:.*]] = amp.cast %[[H]] : tensor<4x8x[[LOW]]> to tensor<4x8xf32>
-// EAGER: %[[A:.*]] = arith.addf %[[HF]], %[[B]] {amp.compute_type = f32} : tensor<4x8xf32>
+// CHECK: %[[HF:.*]] = amp.cast %[[H]] : tensor<4x8x[[LOW]]> to tensor<4x8xf32>
+// CHECK: %[[A:.*]] = arith.addf %[[HF]], %[[B]] {amp.compute_type = f32} : tensor<4x8xf32>
 // CHECK: linalg.matmul {amp.compute_type = [[LOW]]} ins(%{{.*}}, %[[W2H]] : tensor<4x8x[[LOW]]>, tensor<8x8x[[LOW]]>)
 // CHECK: %[[YF:.*]] = amp.cast %{{.*}} : tensor<4x8x[[LOW]]> to tensor<4x8xf32>
 // CHECK: %[[S:.*]] = math.exp %[[YF]] {amp.compute_type = f32} : tensor<4x8xf32>
@@ -30,6 +29,27 @@ func.func @infer_between_lower(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: t
     %e = tensor.empty() : tensor<4x8xf32>
     %h = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
     %a = arith.addf %h, %b : tensor<4x8xf32>
+    %y = linalg.matmul ins(%a, %w2 : tensor<4x8xf32>, tensor<8x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %s = math.exp %y : tensor<4x8xf32>
+    amp.yield %s : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// An infer op between two lower ops whose inputs come from inside the region
+// is low in graph mode (TensorFlow's AddClearAndInferToAllowIfBetweenAllow);
+// eager mode runs it at its widest input, also low here.
+// CHECK-LABEL: func @infer_between_lower_inside
+// CHECK: %[[H:.*]] = linalg.matmul {amp.compute_type = [[LOW]]}
+// CHECK: %[[A:.*]] = arith.addf %[[H]], %[[H]] {amp.compute_type = [[LOW]]} : tensor<4x8x[[LOW]]>
+// CHECK: linalg.matmul {amp.compute_type = [[LOW]]} ins(%[[A]], %{{.*}} : tensor<4x8x[[LOW]]>, tensor<8x8x[[LOW]]>)
+func.func @infer_between_lower_inside(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %r = amp.autocast device_type(DEVICE) -> tensor<4x8xf32> {
+    %e = tensor.empty() : tensor<4x8xf32>
+    %h = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %a = arith.addf %h, %h : tensor<4x8xf32>
     %y = linalg.matmul ins(%a, %w2 : tensor<4x8xf32>, tensor<8x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
     %s = math.exp %y : tensor<4x8xf32>
     amp.yield %s : tensor<4x8xf32>

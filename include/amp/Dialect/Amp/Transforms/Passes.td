@@ -69,6 +69,33 @@ def AmpAutocast : Pass<"amp-autocast", "ModuleOp"> {
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"];
 }
 
+def AmpSpecializeCalls : Pass<"amp-specialize-calls", "ModuleOp"> {
+  let summary = "Put the callees of calls inside autocast regions under the region's cast policy";
+  let description = [{
+    In PyTorch, autocast covers everything a region calls. For every
+    `func.call` inside an enabled autocast region (an `amp.autocast` op or a
+    decorated function, nested regions with their own configuration), the
+    callee gets that region's configuration as its decorator
+    `amp.autocast = #amp.autocast<...>`, so that `amp-autocast` processes its
+    body under the same policy: a private callee called only from regions of
+    that configuration is decorated in place; any other callee (public, or
+    also called from outside, or from a region of another configuration) is
+    cloned as a private `@<callee>__autocast_<device>_<dtype>` (suffix
+    `_nocache` with `cache_enabled(false)`), decorated, and the call
+    retargeted. Callees of a specialised function are specialised in turn
+    (recursion included: one clone per callee and configuration). A callee
+    that is already decorated keeps its own configuration; calls in
+    `enabled(false)` regions are left alone.
+
+    The decorated callee keeps its signature (its results are cast back to
+    their declared types at its return), so callers see the types they were
+    written with. Run it before `amp-autocast` (the CPU and CUDA pipelines
+    do). Warning: a call to an external declaration (no body), located at
+    the call: autocast cannot apply the policy to code it does not see.
+  }];
+  let dependentDialects = ["::mlir::amp::AmpDialect", "::mlir::func::FuncDialect"];
+}
+
 def AmpFp32Accumulation : Pass<"amp-fp32-accumulation"> {
   let summary = "Make every f16/bf16 contraction and sum-like reduction accumulate in f32";
   let description = [{

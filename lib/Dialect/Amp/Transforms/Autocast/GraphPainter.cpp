@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphPainter.h"
+#include "Decision.h"
 
 #include "../Retype.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 using namespace mlir;
@@ -20,7 +22,7 @@ namespace {
 class GraphPainter {
 public:
   GraphPainter(ArrayRef<Operation *> ops, ArrayRef<CastCategory> categories,
-               Operation *terminator)
+               Operation *terminator, Region *region)
       : categories(categories) {
     DenseMap<Operation *, unsigned> index;
     index.reserve(ops.size());
@@ -51,6 +53,16 @@ public:
       escapes[i] = llvm::any_of(op->getUsers(), [&](Operation *user) {
         return !index.contains(user);
       });
+    // f32 data that enters the graph from outside the region, and clear ops
+    // that combine several data inputs (a select written as a generic).
+    readsOutsideF32.assign(ops.size(), false);
+    multiInput.assign(ops.size(), false);
+    for (auto [i, op] : llvm::enumerate(ops)) {
+      SmallVector<Value> data = getDataOperands(op);
+      readsOutsideF32[i] = llvm::any_of(
+          data, [&](Value v) { return isOutsideF32(v, region, index); });
+      multiInput[i] = categories[i] == CastCategory::clear && data.size() > 1;
+    }
   }
 
   SmallVector<Paint> paint() {
@@ -80,8 +92,16 @@ public:
     // 2. fp32 spreads forward: mark infer/fp32 ops and the clear ops that
     //    feed them (walking back through clear ops only), then paint f32
     //    every marked infer/clear op reachable forward from an fp32 op.
+    //    A clear op that combines several inputs (a select) runs at the
+    //    widest of them in eager mode, as an infer op does. An f32 value from
+    //    outside the region (a parameter, the residual stream entering a
+    //    transformer block) is an f32 source too: an infer op that reads it
+    //    runs in f32, as PyTorch's type promotion makes `x + attn(x)` f32.
     SmallVector<bool> upstreamOfF32OrInfer(n, false);
     SmallVector<unsigned> seeds = nodesOf(CC::fp32, CC::infer);
+    for (unsigned i = 0; i < n; ++i)
+      if (multiInput[i])
+        seeds.push_back(i);
     for (unsigned i : seeds)
       upstreamOfF32OrInfer[i] = true;
     flood(seeds, Direction::backward, [&](unsigned p) {
@@ -90,12 +110,17 @@ public:
       return upstreamOfF32OrInfer[p] = true;
     });
     SmallVector<bool> forcedF32(n, false);
-    flood(nodesOf(CC::fp32), Direction::forward, [&](unsigned s) {
+    auto paintF32 = [&](unsigned s) {
       if (!isFlow(s) || !upstreamOfF32OrInfer[s] || forcedF32[s])
         return false;
       colour[s] = Paint::f32;
       return forcedF32[s] = true;
-    });
+    };
+    SmallVector<unsigned> f32Seeds = nodesOf(CC::fp32);
+    for (unsigned i = 0; i < n; ++i)
+      if (readsOutsideF32[i] && paintF32(i))
+        f32Seeds.push_back(i);
+    flood(f32Seeds, Direction::forward, paintF32);
 
     // 3. Infer/clear ops on a path between lower ops (or from a lower op to
     //    the region's results) are low: mark what lies downstream of a lower
@@ -123,7 +148,9 @@ public:
     //    clear op is low and its value does not leave the graph (otherwise
     //    the f32 users, the region's results, a branch's or loop's results
     //    would read rounded data; a cast after the clear op serves the low
-    //    users).
+    //    users). A promote op is not a low user: it runs at the widest type
+    //    of its inputs, so a clear op before it must not narrow its f32
+    //    data (`cat(mm, x[0:2])` of an f32 `x` is f32 in PyTorch).
     SmallVector<unsigned> low;
     for (unsigned i = 0; i < n; ++i)
       if (colour[i] == Paint::low)
@@ -141,8 +168,9 @@ public:
         low.push_back(i);
     auto paintClearBefore = [&](unsigned j) {
       if (!is(j, CC::clear) || colour[j] != Paint::none || escapes[j] ||
-          !llvm::all_of(neighbours(succBegin, succList, j),
-                        [&](unsigned s) { return colour[s] == Paint::low; }))
+          !llvm::all_of(neighbours(succBegin, succList, j), [&](unsigned s) {
+            return colour[s] == Paint::low && !is(s, CC::promote);
+          }))
         return false;
       colour[j] = Paint::low;
       return true;
@@ -166,6 +194,22 @@ private:
       result.push_back(v);
     }
     return result;
+  }
+
+  /// Whether `v` is f32 data from outside the graph's region: an argument
+  /// of the region (a decorated function's parameter) or a value defined
+  /// outside it, but not a constant (converted where used).
+  static bool isOutsideF32(Value v, Region *region,
+                           const DenseMap<Operation *, unsigned> &index) {
+    if (!region || !getElementTypeOrSelf(v.getType()).isF32())
+      return false;
+    if (Operation *def = v.getDefiningOp()) {
+      if (index.contains(def) || isSource(def))
+        return false;
+      return !region->isAncestor(def->getParentRegion());
+    }
+    Region *owner = cast<BlockArgument>(v).getOwner()->getParent();
+    return owner == region || !region->isAncestor(owner);
   }
 
   enum class Direction { forward, backward, both };
@@ -216,6 +260,10 @@ private:
   /// Whether each op's results are used outside the graph (see the
   /// constructor).
   SmallVector<bool> escapes;
+  /// Whether each op reads f32 data from outside the region (isOutsideF32).
+  SmallVector<bool> readsOutsideF32;
+  /// Whether each op is a clear op with more than one data input.
+  SmallVector<bool> multiInput;
 };
 
 } // namespace
@@ -223,6 +271,6 @@ private:
 SmallVector<Paint>
 mlir::amp::autocast::paintOps(ArrayRef<Operation *> ops,
                               ArrayRef<CastCategory> categories,
-                              Operation *terminator) {
-  return GraphPainter(ops, categories, terminator).paint();
+                              Operation *terminator, Region *region) {
+  return GraphPainter(ops, categories, terminator, region).paint();
 }

@@ -21,10 +21,13 @@ enum class Paint { none, low, f32 };
 
 /// The colour of each of `ops` (the decided ops of one region, in program
 /// order, with their `categories`); `terminator` is the region's, whose
-/// operands are the region's results (or null).
+/// operands are the region's results (or null). `region` is the autocast
+/// region: f32 values defined outside it (and its own arguments, a decorated
+/// function's parameters) keep the ops that read them in f32, as PyTorch's
+/// type promotion does (docs/Autocast.md, "Graph mode").
 SmallVector<Paint> paintOps(ArrayRef<Operation *> ops,
                             ArrayRef<CastCategory> categories,
-                            Operation *terminator);
+                            Operation *terminator, Region *region);
 
 } // namespace mlir::amp::autocast
 

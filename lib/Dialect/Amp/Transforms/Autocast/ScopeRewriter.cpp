@@ -57,7 +57,7 @@ void ScopeRewriter::paintGraph() {
   SmallVector<CastCategory> cats;
   collect(*scope.region, ops, cats);
   Operation *terminator = scope.region->front().getTerminator();
-  paintedColours = paintOps(ops, cats, terminator);
+  paintedColours = paintOps(ops, cats, terminator, scope.region);
   paintedOps = std::move(ops);
   paintedCategories = std::move(cats);
 }

@@ -1,0 +1,293 @@
+"""amp_mlir.torch.compile_train_step (issue 27) against PyTorch's own training.
+
+The same initial weights, data (scikit-learn digits) and optimizer are
+trained by PyTorch eager and by the compiled step in one test: per-step
+losses and final weights (f32), the GradScaler loss-scale trajectory and
+skipped steps (autocast f16, an inf injected into the data, so every
+gradient of that step is non-finite), bit-identical weights and optimizer
+state over a skipped step, in-place updates, and the errors for bad input.
+"""
+import copy
+
+import torch_mlir  # noqa: F401  (before amp's JIT runs: its bundled LLVM)
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import amp_mlir
+from amp_mlir.torch import UnsupportedOpError, compile_train_step
+
+BATCH, STEPS = 32, 20
+
+
+@pytest.fixture(scope="module")
+def digits():
+    """20 batches of digits: x [20, 32, 64] f32 in [0, 1], y [20, 32] int64."""
+    from sklearn.datasets import load_digits
+    data = load_digits()
+    x = torch.tensor(data.data[:BATCH * STEPS] / 16.0, dtype=torch.float32)
+    y = torch.tensor(data.target[:BATCH * STEPS], dtype=torch.int64)
+    return x.reshape(STEPS, BATCH, 64), y.reshape(STEPS, BATCH)
+
+
+def mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(64, 48), nn.GELU(), nn.LayerNorm(48),
+                         nn.Linear(48, 32), nn.ReLU(), nn.Linear(32, 10))
+
+
+def cnn():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 10))
+
+
+def loss_fn(m, x, y):
+    return F.cross_entropy(m(x), y)
+
+
+def rel_l2(a, b):
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+OPTIMIZERS = {
+    "sgd": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1,
+                                     weight_decay=1e-3),
+    "nesterov": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True,
+                                          weight_decay=1e-4),
+    "adamw": lambda p: torch.optim.AdamW(p, lr=3e-3, betas=(0.8, 0.99), eps=1e-7,
+                                         weight_decay=0.05),
+    "adam": lambda p: torch.optim.Adam(p, lr=3e-3, weight_decay=1e-3),
+}
+
+
+@pytest.mark.parametrize("model,opt", [("mlp", "sgd"), ("mlp", "adamw"),
+                                       ("cnn", "nesterov"), ("cnn", "adam")])
+def test_f32_matches_pytorch(digits, model, opt):
+    xs, ys = digits
+    ours = {"mlp": mlp, "cnn": cnn}[model]()
+    ref = copy.deepcopy(ours)
+    step = compile_train_step(ours, loss_fn, OPTIMIZERS[opt](ours.parameters()),
+                              (xs[0], ys[0]))
+    ref_opt = OPTIMIZERS[opt](ref.parameters())
+    for i in range(STEPS):
+        loss = step(xs[i], ys[i])
+        ref_opt.zero_grad()
+        ref_loss = loss_fn(ref, xs[i], ys[i])
+        ref_loss.backward()
+        ref_opt.step()
+        assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), (i, loss, ref_loss)
+    assert step.steps == STEPS and step.skipped == 0 and step.scale == 1.0
+    names = dict(ref.named_parameters())
+    for name, value in step.parameters().items():
+        want = names[name].detach().numpy()
+        assert rel_l2(value, want) <= 1e-4, name
+    # The weights moved (the comparison is not of untouched copies).
+    assert rel_l2(step.parameters()["1.weight" if model == "cnn" else "0.weight"],
+                  copy.deepcopy(mlp() if model == "mlp" else cnn())[
+                      1 if model == "cnn" else 0].weight.detach().numpy()) > 1e-3
+    # sync() writes weights and optimizer state back.
+    step.sync()
+    for (n, p), r in zip(ours.named_parameters(), ref.parameters()):
+        assert rel_l2(p.detach().numpy(), r.detach().numpy()) <= 1e-4, n
+
+
+def test_batchnorm_running_statistics(digits):
+    """A forward that updates buffers (BatchNorm in training mode): the
+    running mean, variance and batch count follow PyTorch's."""
+    xs, ys = digits
+    torch.manual_seed(0)
+    ours = nn.Sequential(nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 8, 3, padding=1),
+                         nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                         nn.Linear(128, 10))
+    ref = copy.deepcopy(ours)
+    step = compile_train_step(ours, loss_fn, torch.optim.SGD(ours.parameters(), lr=0.1,
+                                                             momentum=0.9), (xs[0], ys[0]))
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    for i in range(10):
+        loss = step(xs[i], ys[i])
+        ref_opt.zero_grad()
+        ref_loss = loss_fn(ref, xs[i], ys[i])
+        ref_loss.backward()
+        ref_opt.step()
+        assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), i
+    step.sync()
+    buffers = dict(ref.named_buffers())
+    for name, b in ours.named_buffers():
+        if b.dtype == torch.int64:
+            assert int(b) == int(buffers[name]) == 10
+        else:
+            assert rel_l2(b.numpy(), buffers[name].numpy()) <= 1e-4, name
+    for (name, p), r in zip(ours.named_parameters(), ref.parameters()):
+        assert rel_l2(p.detach().numpy(), r.detach().numpy()) <= 1e-4, name
+
+
+SCALER = dict(init_scale=256.0, growth_factor=4.0, backoff_factor=0.25, growth_interval=4)
+
+
+def test_grad_scaler_matches_pytorch(digits):
+    """autocast(cpu, float16) + GradScaler: the scale after every step and the
+    skipped steps equal torch.amp.GradScaler's on the same run; step 6 has an
+    inf in its input, so its gradients are non-finite."""
+    xs, ys = digits
+    xs = xs.clone()
+    xs[6, 0, 5] = float("inf")
+    ours = mlp()
+    ref = copy.deepcopy(ours)
+    step = compile_train_step(ours, loss_fn, torch.optim.AdamW(ours.parameters(), lr=1e-2),
+                              (xs[0], ys[0]), autocast=("cpu", "float16"),
+                              scaler=torch.amp.GradScaler("cpu", **SCALER))
+    ref_opt = torch.optim.AdamW(ref.parameters(), lr=1e-2)
+    scaler = torch.amp.GradScaler("cpu", **SCALER)
+    # Forward and backward under one policy: the 3 forward matmuls and the 5
+    # of the backward (3 weight gradients, 2 input gradients) all run in f16.
+    assert step.cast_statistics()["linalg.matmul"] == {"f16": 8}
+    scales, ref_scales, skipped, ref_skipped = [], [], [], []
+    for i in range(STEPS):
+        before = step.skipped
+        loss = step(xs[i], ys[i])
+        scales.append(step.scale)
+        if step.skipped > before:
+            skipped.append(i)
+        ref_opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.float16):
+            ref_loss = loss_fn(ref, xs[i], ys[i])
+        scaler.scale(ref_loss).backward()
+        ref_before = scaler.get_scale()
+        scaler.step(ref_opt)
+        scaler.update()
+        ref_scales.append(scaler.get_scale())
+        if scaler.get_scale() < ref_before:
+            ref_skipped.append(i)
+        if np.isfinite(ref_loss.item()):
+            assert abs(loss - ref_loss.item()) <= 1e-2 * abs(ref_loss.item()), i
+        else:
+            assert not np.isfinite(loss), i
+    assert skipped == ref_skipped == [6]
+    assert scales == ref_scales
+    assert scales[:8] == [256.0, 256.0, 256.0, 1024.0, 1024.0, 1024.0, 256.0, 256.0]
+    assert step.skipped == 1
+    names = dict(ref.named_parameters())
+    for name, value in step.parameters().items():
+        # f16 rounding differs from PyTorch's kernels in places; Adam
+        # normalizes small gradient differences: a looser bound than f32.
+        assert rel_l2(value, names[name].detach().numpy()) <= 2e-2, name
+
+
+def test_skipped_step_is_bit_identical(digits):
+    xs, ys = digits
+    model = mlp()
+    step = compile_train_step(model, loss_fn, torch.optim.SGD(model.parameters(), lr=0.1,
+                                                              momentum=0.9),
+                              (xs[0], ys[0]), autocast=("cpu", "bfloat16"),
+                              scaler=torch.amp.GradScaler("cpu", init_scale=1024.0))
+    for i in range(3):
+        step(xs[i], ys[i])
+    params = {n: a.copy() for n, a in step.parameters().items()}
+    state = [a.copy() for a in step.state_arrays()]
+    bad = xs[3].clone()
+    bad[2, 7] = float("nan")
+    assert not np.isfinite(step(bad, ys[3]))
+    assert step.skipped == 1 and step.scale == 512.0
+    for n, a in step.parameters().items():
+        assert a.tobytes() == params[n].tobytes(), n
+    # The optimizer state (started flag, momentum buffers) is unchanged; the
+    # scaler state (the last two) halved the scale and reset the tracker.
+    for now, was in zip(step.state_arrays()[:-2], state[:-2]):
+        assert now.tobytes() == was.tobytes()
+    assert float(step.state_arrays()[-2]) == 512.0 and int(step.state_arrays()[-1]) == 0
+    # The next finite step updates again.
+    step(xs[4], ys[4])
+    assert any(a.tobytes() != params[n].tobytes() for n, a in step.parameters().items())
+
+
+def test_updates_in_place(digits):
+    """The weights and optimizer state are the step's own arrays, updated in
+    place: same objects, same buffers, new values; nothing the JIT
+    allocated stays live between steps."""
+    xs, ys = digits
+    model = mlp()
+    step = compile_train_step(model, loss_fn, torch.optim.Adam(model.parameters(), lr=1e-3),
+                              (xs[0], ys[0]))
+    arrays = list(step.parameters().values()) + step.state_arrays()
+    pointers = [a.ctypes.data for a in arrays]
+    before = [a.copy() for a in arrays]
+    live = amp_mlir.cpu_memory_stats()[0]
+    step(xs[0], ys[0])
+    after = list(step.parameters().values()) + step.state_arrays()
+    assert all(a is b for a, b in zip(arrays, after))
+    assert [a.ctypes.data for a in after] == pointers
+    assert all(not np.array_equal(a, b) for a, b in zip(after, before))
+    assert amp_mlir.cpu_memory_stats()[0] == live
+
+
+# -- bad input ---------------------------------------------------------------
+
+def _compile(model=None, fn=loss_fn, opt=None, **kw):
+    model = model or nn.Sequential(nn.Linear(8, 4))
+    x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
+    opt = opt or torch.optim.SGD(model.parameters(), lr=0.1)
+    return compile_train_step(model, fn, opt, (x, y), **kw)
+
+
+def test_error_unlowerable_op():
+    with pytest.raises(UnsupportedOpError, match="torch.aten.histc") as e:
+        _compile(fn=lambda m, x, y: m(x).histc(4).sum() + m(x).sum())
+    assert e.value.op == "torch.aten.histc"
+
+
+def test_error_non_differentiable_op():
+    with pytest.raises(UnsupportedOpError, match="slice_scatter") as e:
+        _compile(fn=lambda m, x, y: torch.fft.rfft(m(x)).abs().sum())
+    assert e.value.op == "slice_scatter"
+
+
+def test_error_non_scalar_loss():
+    with pytest.raises(ValueError, match=r"scalar \(0-d\) loss, got shape \(4, 4\)"):
+        _compile(fn=lambda m, x, y: m(x))
+
+
+def test_error_frozen_parameter():
+    model = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 4))
+    model[0].bias.requires_grad_(False)
+    with pytest.raises(ValueError, match="0.bias do not require grad"):
+        _compile(model, opt=torch.optim.SGD(model.parameters(), lr=0.1))
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda p: torch.optim.RMSprop(p), "optimizer RMSprop is not supported.*SGD"),
+    (lambda p: torch.optim.SGD(p, lr=0.1, maximize=True), r"maximize=True"),
+    (lambda p: torch.optim.AdamW(p, amsgrad=True), r"amsgrad=True"),
+])
+def test_error_unsupported_optimizer(make, match):
+    model = nn.Sequential(nn.Linear(8, 4))
+    with pytest.raises(NotImplementedError, match=match):
+        _compile(model, opt=make(model.parameters()))
+
+
+def test_error_bad_options():
+    with pytest.raises(ValueError, match="autocast must be"):
+        _compile(autocast=("cpu", "float64"))
+    with pytest.raises(ValueError, match="mode must be"):
+        _compile(mode="lazy")
+    with pytest.raises(NotImplementedError, match="device='tpu'"):
+        _compile(device="tpu")
+
+
+def test_error_call_shape_mismatch_changes_nothing():
+    model = nn.Sequential(nn.Linear(8, 4))
+    step = _compile(model, opt=torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9))
+    step(torch.randn(4, 8), torch.randint(0, 4, (4,)))
+    params = {n: a.copy() for n, a in step.parameters().items()}
+    with pytest.raises(ValueError, match=r"argument #0: shape \(5, 8\) differs .* \(4, 8\)"):
+        step(torch.randn(5, 8), torch.randint(0, 4, (5,)))
+    with pytest.raises(TypeError, match=r"argument #1: dtype torch.int32"):
+        step(torch.randn(4, 8), torch.randint(0, 4, (4,), dtype=torch.int32))
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        step(torch.randn(4, 8))
+    assert step.steps == 1
+    for n, a in step.parameters().items():
+        assert np.array_equal(a, params[n]), n
