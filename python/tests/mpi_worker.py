@@ -5,7 +5,9 @@ batches and saves what the test compares into ``<out>/rank<r>.npz``.
 Modes: ``f32`` (10 steps, f32), ``inf`` (autocast(cuda, f16) with loss
 scaling; rank 1's batch holds an inf at steps 3 and 7), ``die`` (rank 1
 exits after 2 steps without a word to the others), ``size3`` (the step
-wants 3 processes), ``mismatch`` (rank 1 builds a different batch size).
+wants 3 processes), ``mismatch`` (rank 1 builds a different batch size),
+``torch`` (a torch.nn MLP through ``amp_mlir.torch.compile_train_step``,
+10 f32 steps).
 """
 import os
 import sys
@@ -33,8 +35,44 @@ def batches(steps, seed=0):
         yield x_train[idx], digits.onehot(y_train[idx])
 
 
+def torch_model():
+    """The PyTorch MLP of the ``torch`` mode and its optimizer (seeded)."""
+    import torch
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 10))
+    return model, torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+
+
+def torch_loss(model, x, y):
+    """Mean soft-label cross-entropy of ``model(x)`` against one-hot ``y``."""
+    import torch
+    return -(y * torch.log_softmax(model(x), dim=1)).sum(dim=1).mean()
+
+
+def main_torch(comm, out):
+    import torch
+    from amp_mlir.torch import compile_train_step  # torch_mlir before any JIT runs
+    model, opt = torch_model()
+    local = GLOBAL_BATCH // comm.size
+    example = (torch.zeros(local, 64), torch.zeros(local, 10))
+    step = compile_train_step(model, torch_loss, opt, example, distributed=comm)
+    params = []
+    for x, y in batches(STEPS):
+        step(torch.from_numpy(comm.shard(x).copy()), torch.from_numpy(comm.shard(y).copy()))
+        step.sync()
+        params.append(np.concatenate([p.detach().numpy().ravel()
+                                      for p in model.parameters()]))
+    np.savez(os.path.join(out, f"rank{comm.rank}.npz"), params=np.stack(params),
+             size=comm.size)
+
+
 def main(mode, out):
+    if mode == "torch":
+        import amp_mlir.torch  # noqa: F401  (imports torch_mlir first)
     comm = Communicator()
+    if mode == "torch":
+        return main_torch(comm, out)
     local = GLOBAL_BATCH // comm.size
     kwargs = dict(autocast=None, loss_scaling=False)
     if mode == "inf":

@@ -99,6 +99,28 @@ def test_f32_two_ranks_equal_one_process(tmp_path):
 
 
 @needs_mpi
+def test_torch_train_step_two_ranks_equal_pytorch(tmp_path):
+    """amp_mlir.torch.compile_train_step(distributed=...): two ranks on
+    halves of each batch end with the weights that PyTorch's own SGD reaches
+    on the whole batches."""
+    rc, out, _ = mpirun("torch", tmp_path)
+    assert rc == 0, out
+    r0, r1 = load(tmp_path, 0), load(tmp_path, 1)
+    np.testing.assert_array_equal(r0["params"], r1["params"])
+    import torch
+    sys.path.insert(0, HERE)
+    import mpi_worker
+    model, opt = mpi_worker.torch_model()
+    for x, y in mpi_worker.batches(mpi_worker.STEPS):
+        opt.zero_grad()
+        mpi_worker.torch_loss(model, torch.from_numpy(x), torch.from_numpy(y)).backward()
+        opt.step()
+    ref = np.concatenate([p.detach().numpy().ravel() for p in model.parameters()])
+    rel = np.linalg.norm(r0["params"][-1] - ref) / np.linalg.norm(ref)
+    assert rel <= 1e-5, rel
+
+
+@needs_mpi
 def test_inf_on_one_rank_skips_everywhere(tmp_path):
     """autocast(cuda, f16) with loss scaling; rank 1's batch has an inf at
     steps 3 and 7: both ranks skip those steps and halve the scale, and the
