@@ -15,7 +15,7 @@ takes half of every batch of 64, the gradients are averaged across them by
 MPI inside the compiled step, and rank 0 prints the table.
 
 Layer: the top of the training layer (the package's main job): imports
-:mod:`.training` only; scikit-learn, an optional dependency, is imported
+:mod:`.training` and :mod:`.distributed` (for ``--distributed``); scikit-learn, an optional dependency, is imported
 when the data is loaded.
 """
 
@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 
+from .distributed import Communicator
 from .training import GELU, LayerNorm, Linear, ReLU, SGD, Trainer, cast_statistics
 
 BATCH = 64
@@ -111,7 +112,6 @@ def main(argv=None):
     data = load_digits_split()
     comm = None
     if args.distributed:
-        from .distributed import Communicator
         comm = Communicator()
         if BATCH % comm.size:
             parser.error(f"--distributed: {comm.size} processes do not split a batch "

@@ -21,6 +21,7 @@ LAYERS = [
     ("IR; element types and the CUDA runtime", ["ir", "runtime"]),
     ("execution: device arrays", ["device"]),
     ("execution: JIT", ["jit"]),
+    ("execution: MPI processes", ["distributed"]),
     ("compilation", ["compiler"]),
     ("model building: autodiff", ["autodiff"]),
     ("training", ["training"]),
