@@ -39,8 +39,7 @@ Value flatten(OpBuilder &b, Location loc, Value value) {
 }
 
 /// The inverse of `flatten`: a 1-D tensor back to `type`.
-Value unflatten(OpBuilder &b, Location loc, Value flat,
-                RankedTensorType type) {
+Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
   if (type.getRank() == 1)
     return flat;
   if (type.getRank() == 0)
@@ -56,8 +55,7 @@ Value unflatten(OpBuilder &b, Location loc, Value flat,
 /// tensor, with the result type of its input.
 bool isBucketable(shard::AllReduceOp op) {
   auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
-  return type && type.hasStaticShape() &&
-         op.getResult().getType() == type &&
+  return type && type.hasStaticShape() && op.getResult().getType() == type &&
          op.getReduction() == shard::ReductionKind::Sum &&
          type.getElementType().isIntOrFloat();
 }
@@ -70,9 +68,8 @@ std::tuple<StringRef, ArrayRef<int16_t>, Type> keyOf(shard::AllReduceOp op) {
 
 int64_t bytesOf(shard::AllReduceOp op) {
   auto type = cast<RankedTensorType>(op.getInput().getType());
-  return type.getNumElements() *
-         static_cast<int64_t>(
-             llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+  return type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
+                                     type.getElementTypeBitWidth(), 8));
 }
 
 /// Whether some use of `value` comes before `point` in its block.
@@ -130,10 +127,9 @@ struct AmpDpBucketAllReduce
       auto *it = llvm::find_if(open, [&](Open &o) { return o.key == key; });
       if (it != open.end()) {
         bool fits = it->bytes + bytes <= bucketBytes;
-        bool dominates =
-            llvm::none_of(it->members, [&](shard::AllReduceOp m) {
-              return usedBefore(m.getResult(), reduce);
-            });
+        bool dominates = llvm::none_of(it->members, [&](shard::AllReduceOp m) {
+          return usedBefore(m.getResult(), reduce);
+        });
         if (!fits || !dominates) {
           close(it);
           it = open.end();
@@ -174,9 +170,9 @@ struct AmpDpBucketAllReduce
           ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
       offset += size;
     }
-    Value reduced = shard::AllReduceOp::create(
-        b, loc, packed, last.getGrid(), last.getGridAxes(),
-        shard::ReductionKind::Sum);
+    Value reduced = shard::AllReduceOp::create(b, loc, packed, last.getGrid(),
+                                               last.getGridAxes(),
+                                               shard::ReductionKind::Sum);
     offset = 0;
     for (shard::AllReduceOp m : members) {
       auto type = cast<RankedTensorType>(m.getInput().getType());

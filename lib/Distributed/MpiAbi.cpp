@@ -63,9 +63,9 @@ Value asVector(OpBuilder &b, Location loc, Value buffer) {
     return buffer;
   if (!type.getLayout().isIdentity() || !type.hasStaticShape())
     return nullptr;
-  auto flat = MemRefType::get({type.getNumElements()}, type.getElementType(),
-                              MemRefLayoutAttrInterface{},
-                              type.getMemorySpace());
+  auto flat =
+      MemRefType::get({type.getNumElements()}, type.getElementType(),
+                      MemRefLayoutAttrInterface{}, type.getMemorySpace());
   if (type.getRank() == 0)
     return memref::ExpandShapeOp::create(b, loc, flat, buffer,
                                          ArrayRef<ReassociationIndices>{});
@@ -98,8 +98,8 @@ struct AmpMpiAbi : public amp::impl::AmpMpiAbiBase<AmpMpiAbi> {
       if (hasMpiDatatype(element))
         return;
       op->emitOpError() << "on " << buffer.getType()
-                        << ": the MPI lowering has no datatype for "
-                        << element << " (f32, f64, i8, i16, i32, i64 only)";
+                        << ": the MPI lowering has no datatype for " << element
+                        << " (f32, f64, i8, i16, i32, i64 only)";
       failedCheck = true;
     };
     module.walk([&](Operation *op) {
@@ -143,9 +143,9 @@ struct AmpMpiAbi : public amp::impl::AmpMpiAbiBase<AmpMpiAbi> {
       return signalPassFailure();
 
     MLIRContext *ctx = &getContext();
-    auto entry = DataLayoutEntryAttr::get(
-        StringAttr::get(ctx, "MPI:Implementation"),
-        StringAttr::get(ctx, implementation));
+    auto entry =
+        DataLayoutEntryAttr::get(StringAttr::get(ctx, "MPI:Implementation"),
+                                 StringAttr::get(ctx, implementation));
     auto existing = module->getAttrOfType<MapAttr>("dlti.map");
     SmallVector<DataLayoutEntryInterface> entries;
     if (existing)

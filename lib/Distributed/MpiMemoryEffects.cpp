@@ -39,9 +39,8 @@ struct AllReduceEffects
 };
 
 template <typename OpTy, bool Writes>
-struct PointToPointEffects
-    : public MemoryEffectOpInterface::ExternalModel<
-          PointToPointEffects<OpTy, Writes>, OpTy> {
+struct PointToPointEffects : public MemoryEffectOpInterface::ExternalModel<
+                                 PointToPointEffects<OpTy, Writes>, OpTy> {
   void getEffects(Operation *op, Effects &effects) const {
     OpOperand &ref = cast<OpTy>(op).getRefMutable();
     if (Writes)
@@ -75,8 +74,7 @@ struct NoEffects
 void mlir::amp::registerMpiMemoryEffectModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, mpi::MPIDialect *) {
     mpi::AllReduceOp::attachInterface<AllReduceEffects>(*ctx);
-    mpi::SendOp::attachInterface<PointToPointEffects<mpi::SendOp, false>>(
-        *ctx);
+    mpi::SendOp::attachInterface<PointToPointEffects<mpi::SendOp, false>>(*ctx);
     mpi::RecvOp::attachInterface<PointToPointEffects<mpi::RecvOp, true>>(*ctx);
     mpi::ISendOp::attachInterface<PointToPointEffects<mpi::ISendOp, false>>(
         *ctx);

@@ -29,8 +29,8 @@ struct AmpMpiOpenMpiSymbols
     ModuleOp module = getOperation();
     // OpenMPI's mpi.h: MPI_<OP> is &ompi_mpi_op_<op>.
     static constexpr StringLiteral ops[] = {
-        "max", "min",  "sum",  "prod",   "land",    "band",  "lor",
-        "bor", "lxor", "bxor", "maxloc", "minloc",  "replace", "no_op"};
+        "max", "min",  "sum",  "prod",   "land",   "band",    "lor",
+        "bor", "lxor", "bxor", "maxloc", "minloc", "replace", "no_op"};
     for (StringRef op : ops) {
       std::string wrong = ("ompi_mpi_" + op).str();
       auto global = module.lookupSymbol<LLVM::GlobalOp>(wrong);
@@ -39,8 +39,8 @@ struct AmpMpiOpenMpiSymbols
         continue; // not an external declaration made by the lowering
       std::string right = ("ompi_mpi_op_" + op).str();
       if (module.lookupSymbol(right)) {
-        global.emitOpError() << "cannot be renamed to @" << right
-                             << ": the symbol exists";
+        global.emitOpError()
+            << "cannot be renamed to @" << right << ": the symbol exists";
         return signalPassFailure();
       }
       if (failed(SymbolTable::replaceAllSymbolUses(
