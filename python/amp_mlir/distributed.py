@@ -18,7 +18,8 @@ Run with ``mpirun -np 2 python script.py`` (as root, add
 ``--allow-run-as-root``; with more ranks than cores, ``--oversubscribe``).
 
 Layer: execution support, above the C API binding (:mod:`._capi`), which
-is all it imports; :mod:`.training` imports it.
+is all it imports; :mod:`.jit` (which initializes MPI before it loads a
+module that calls it), :mod:`.training` and :mod:`.digits` import it.
 """
 
 import atexit
@@ -31,7 +32,7 @@ import numpy as np
 
 from . import _capi as C
 
-__all__ = ["Communicator", "mpi_library", "mpi_implementation"]
+__all__ = ["Communicator", "mpi_library", "mpi_implementation", "initialize"]
 
 
 def mpi_library():
@@ -105,6 +106,18 @@ def _mpi():
             _install_abort_hook(mpi)
         _MPI.append(mpi)
     return _MPI[0]
+
+
+def initialize():
+    """Initializes MPI in this process if nothing has (idempotent); returns
+    the path of the MPI library. The JIT calls it before it loads a module
+    that calls MPI.
+
+    Raises:
+        RuntimeError: amp-mlir was built without MPI; MPI_Init failed.
+    """
+    _mpi()
+    return mpi_library()
 
 
 def _finalize(mpi):

@@ -580,10 +580,10 @@ class Trainer:
         self.layers, self.batch, self.optimizer = layers, batch, optimizer
         self.loss_scaling = loss_scaling
         self.eval_batch = eval_batch or batch
-        self.comm = communicator_for(distributed)
-        if self.comm is not None and target != "cpu":
+        if distributed not in (None, False) and target != "cpu":
             raise ValueError("distributed training runs on target='cpu' only "
                              "(docs/Distributed.md)")
+        self.comm = communicator_for(distributed)
         self.ir = build_train_step(layers, batch, in_features, classes, optimizer,
                                    autocast, loss_scaling, eval_batch,
                                    world_size=self.comm.size if self.comm else None)

@@ -36,3 +36,18 @@ func.func @split_groups(%buf: memref<16xf32>, %color: i32, %key: i32) {
   mpi.allreduce(%buf, %buf, MPI_SUM, %comm) : memref<16xf32>, memref<16xf32>
   return
 }
+
+// -----
+
+// The grids that nothing refers to after convert-shard-to-mpi go (they have
+// no LLVM lowering); a grid still in use stays.
+
+// CHECK-NOT: shard.grid @unused
+// CHECK: shard.grid @used
+// CHECK-LABEL: func.func @shape
+shard.grid @unused(shape = 2)
+shard.grid @used(shape = 4)
+func.func @shape() -> index {
+  %s = shard.grid_shape @used : index
+  return %s : index
+}
