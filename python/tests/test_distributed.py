@@ -92,6 +92,7 @@ def test_f32_two_ranks_equal_one_process(tmp_path):
     ref = np.concatenate([p.ravel() for p in single.params])
     got = r0["params"][-1]
     rel = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+    print(f"relative difference of the parameters: {rel:.3g}")
     assert rel <= 1e-5, rel
     # The parameters moved: the comparison is not of two initializations.
     init = Trainer(digits.mlp(), 64, 64, 10, SGD(), seed=0).params
@@ -117,6 +118,7 @@ def test_torch_train_step_two_ranks_equal_pytorch(tmp_path):
         opt.step()
     ref = np.concatenate([p.detach().numpy().ravel() for p in model.parameters()])
     rel = np.linalg.norm(r0["params"][-1] - ref) / np.linalg.norm(ref)
+    print(f"relative difference of the parameters: {rel:.3g}")
     assert rel <= 1e-5, rel
 
 
