@@ -82,3 +82,25 @@ if ! dpkg-query -W -f='${Status}' libdnnl-dev 2>/dev/null | grep -q "install ok 
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends libdnnl-dev
 fi
 # --- end oneDNN
+
+# --- MPI for data-parallel training (amp-cpu-pipeline{data-parallel=N},
+# Trainer(distributed=True), python/tests/test_distributed.py, the
+# test/Integration/MPI lit tests): Debian's OpenMPI (libopenmpi-dev: libmpi.so
+# and mpi.h, which CMake's FindMPI reports; openmpi-bin: mpirun) and
+# python3-mpi4py (the venv sees it through its system site packages; the
+# package itself reaches MPI through ctypes). Idempotent: skipped when
+# installed.
+MPI_PKGS=(libopenmpi-dev openmpi-bin python3-mpi4py)
+mpi_missing=()
+for p in "${MPI_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || mpi_missing+=("$p")
+done
+if ((${#mpi_missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "setup: installing ${mpi_missing[*]} (MPI)"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${mpi_missing[@]}"
+fi
+# --- end MPI

@@ -39,7 +39,8 @@ import torch
 
 from ..compiler import compile as amp_compile, pipeline_for
 from ..ir import Context
-from ..training import guarded_update_lines, unscale_lines
+from ..training import (communicator_for, data_parallel_lines, guarded_update_lines,
+                        unscale_lines)
 from ._joint import UnsupportedOpError, export_joint
 
 __all__ = ["compile_train_step", "TrainStep", "UnsupportedOpError"]
@@ -384,7 +385,8 @@ def _memref(tensor_type):
     return "memref" + tensor_type[len("tensor"):]
 
 
-def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling):
+def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling,
+                    world_size=None):
     """The module text: the joint graph (private ``@joint``) and the public
     ``@train_step``.
 
@@ -395,6 +397,10 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     ``bufferization.materialize_in_destination``, which bufferization turns
     into in-place updates: no copy, no allocation of them per step); the
     buffers and the data are tensors, only read.
+
+    With ``world_size`` (data-parallel, docs/Distributed.md) the gradients
+    are averaged over the ranks of ``shard.grid @amp_dp`` and the skip
+    decision is the ranks' vote (:func:`amp_mlir.training.data_parallel_lines`).
     """
     np_, ns = len(shapes), len(optimizer_rule.state_specs(shapes))
     ptypes = [_tensor_type(s) for s in shapes]
@@ -444,16 +450,24 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     grads = [f"%j#{nm + 2 + i}" for i in range(np_)]
     e = _Emitter()
     kept, kept_types = pnames + snames, ptypes + stypes
+    flag = "%found_inf"
     if scaling:
         unscale, ugrads = unscale_lines(grads, ptypes)
         lines += unscale
+        if world_size is not None:
+            dp, ugrads = data_parallel_lines(ugrads, ptypes, world_size, True)
+            lines += dp
+            flag = "%found_any"
         new_params, new_state = optimizer_rule.emit(e, pnames, ugrads, snames, shapes, "%lr")
         guarded, outs = guarded_update_lines(
             kept, kept_types, [l[4:] for l in e.lines], new_params + new_state,
             growth_factor=scaling["growth_factor"], backoff_factor=scaling["backoff_factor"],
-            growth_interval=scaling["growth_interval"])
+            growth_interval=scaling["growth_interval"], found_inf=flag)
         lines += guarded
     else:
+        if world_size is not None:
+            dp, grads = data_parallel_lines(grads, ptypes, world_size, False)
+            lines += dp
         new_params, new_state = optimizer_rule.emit(e, pnames, grads, snames, shapes, "%lr")
         lines += e.lines
         lines.append("    %found_inf = arith.constant false")
@@ -466,10 +480,12 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
                      f"{name}_m : ({t}, {_memref(t)}) -> ()")
     func = [f"  func.func @train_step({', '.join(args)}) -> (tensor<f32>, i1) {{"]
     func += lines
-    func.append(f"    return {loss}, %found_inf : tensor<f32>, i1")
+    func.append(f"    return {loss}, {flag} : tensor<f32>, i1")
     func.append("  }")
     text = joint.mlir.replace("func.func @joint(", "func.func private @joint(", 1)
     end = text.rstrip().rindex("}")
+    if world_size is not None:
+        func.insert(0, f"  shard.grid @amp_dp(shape = {world_size})")
     return text[:end] + "\n".join(func) + "\n}\n"
 
 
@@ -488,7 +504,7 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, example_args, autocast, scaler, mode,
-                 device, opt_level=3):
+                 device, opt_level=3, distributed=None):
         if device != "cpu":
             raise NotImplementedError(f"device={device!r}: the amp-mlir training step "
                                       "runs on 'cpu'")
@@ -527,9 +543,13 @@ class TrainStep:
         joint.buffer_types = [_type_of(b) for b in buffer_values]
         shapes = [tuple(p.shape) for p in params]
         self._arg_specs = [(tuple(a.shape), a.dtype) for a in example_args]
+        self.comm = communicator_for(distributed)
         self.mlir = build_step_mlir(joint, rule, shapes,
                                     [_type_of(a) for a in example_args],
-                                    self._autocast, self._scaling)
+                                    self._autocast, self._scaling,
+                                    world_size=self.comm.size if self.comm else None)
+        if self.comm is not None:
+            self.comm.check_same(self.mlir, "training steps")
         module = Context().parse(self.mlir, source_name="train_step")
         module.run_pipeline("inline,symbol-dce")
         self._exe = amp_compile(module, pipeline=pipeline_for(
@@ -655,7 +675,8 @@ def _type_of(t):
 
 
 def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None,
-                       scaler=None, mode="graph", device="cpu", opt_level=3):
+                       scaler=None, mode="graph", device="cpu", opt_level=3,
+                       distributed=None):
     """Compiles one whole training step of ``model``.
 
     Args:
@@ -673,6 +694,14 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
         mode: the autocast pass's mode, ``graph`` or ``eager``.
         device: ``cpu``.
         opt_level: LLVM's optimisation level for the JIT, 0-3.
+        distributed: data-parallel over the MPI processes that ``mpirun``
+            started (docs/Distributed.md): ``True``, their number, or an
+            :class:`amp_mlir.distributed.Communicator`; ``None``: one
+            process. Every rank compiles the same step (RuntimeError
+            otherwise) from equal weights and calls it on its own rows; the
+            gradients are averaged across the ranks inside the step, and an
+            inf/NaN on any rank makes all of them skip. The returned loss is
+            the rank's own.
 
     Returns:
         :class:`TrainStep`.
@@ -685,4 +714,4 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
         TypeError: non-tensor arguments, non-f32 parameters.
     """
     return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device,
-                     opt_level)
+                     opt_level, distributed)
