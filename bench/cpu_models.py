@@ -23,8 +23,7 @@ Needs torch, torchvision and torch-mlir in the interpreter (the project's
 venv once they are installed there, or /work/scratch/torch/venv-full):
     python bench/cpu_models.py [--models block lnlin mha resnet18]
         [--gemm 1024 2048] [--repeat 10]
-torch_mlir is imported before amp_mlir (amp_mlir loads its library
-RTLD_GLOBAL; the other order aborts on duplicate LLVM options).
+Any import order works (amp's LLVM stays local: docs/TorchFrontEnd.md).
 """
 import argparse
 import os
@@ -39,7 +38,7 @@ import torch.nn as nn
 from torch_mlir.fx import get_decomposition_table, stateless_fx_import
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import amp_mlir as amp  # noqa: E402  (after torch_mlir, see the docstring)
+import amp_mlir as amp  # noqa: E402  (after the path is set)
 
 
 class Block(nn.Module):

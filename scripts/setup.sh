@@ -5,7 +5,8 @@ set -euo pipefail
 
 PKGS=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
       g++ ninja-build cmake python3 python3-numpy libopenblas0-pthread
-      python3-venv python3-pip python3-pytest python3-sklearn libomp-22-dev)
+      python3-venv python3-pip python3-pytest python3-sklearn libomp-22-dev
+      libclang-rt-22-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -23,7 +24,9 @@ else
   echo "setup: Debian packages present"
 fi
 
-# lit's Python package ships with llvm-22-tools; nothing else is needed for the
+# libclang-rt-22-dev: clang's sanitizer and libFuzzer runtimes, for
+# scripts/sanitize.sh and scripts/fuzz.sh (the default build does not use
+# them). lit's Python package ships with llvm-22-tools; nothing else is needed for the
 # C++ build and the lit suite. The Python package and its tests run in a
 # virtual environment that sees Debian's numpy, scikit-learn and pytest and
 # adds ml_dtypes (bf16 numpy arrays) from PyPI, pinned to a release that
@@ -79,3 +82,25 @@ if ! dpkg-query -W -f='${Status}' libdnnl-dev 2>/dev/null | grep -q "install ok 
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends libdnnl-dev
 fi
 # --- end oneDNN
+
+# --- MPI for data-parallel training (amp-cpu-pipeline{data-parallel=N},
+# Trainer(distributed=True), python/tests/test_distributed.py, the
+# test/Integration/MPI lit tests): Debian's OpenMPI (libopenmpi-dev: libmpi.so
+# and mpi.h, which CMake's FindMPI reports; openmpi-bin: mpirun) and
+# python3-mpi4py (the venv sees it through its system site packages; the
+# package itself reaches MPI through ctypes). Idempotent: skipped when
+# installed.
+MPI_PKGS=(libopenmpi-dev openmpi-bin python3-mpi4py)
+mpi_missing=()
+for p in "${MPI_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || mpi_missing+=("$p")
+done
+if ((${#mpi_missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "setup: installing ${mpi_missing[*]} (MPI)"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${mpi_missing[@]}"
+fi
+# --- end MPI

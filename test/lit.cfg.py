@@ -52,6 +52,19 @@ def _cuda_device_present():
 if _cuda_device_present():
     config.available_features.add("cuda-device")
 
+# `mpirun`: MPI (the library amp-mlir was built against and its launcher),
+# for the data-parallel execution tests. %mpirun starts ranks on this one
+# machine: more ranks than cores (--oversubscribe), as root too.
+_mpirun = getattr(config, "amp_mpirun", "")
+if config.amp_mpi_library and _mpirun and os.path.exists(_mpirun) \
+        and not _mpirun.endswith("NOTFOUND"):
+    config.available_features.add("mpirun")
+    flags = " --oversubscribe"
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        flags += " --allow-run-as-root"
+    config.substitutions.append(("%mpirun", _mpirun + flags))
+    config.substitutions.append(("%mpi_library", config.amp_mpi_library))
+
 # `ptxas`: CUDA's PTX assembler, to check the PTX of amp-cuda-pipeline.
 import shutil
 _ptxas = shutil.which("ptxas") or (

@@ -6,12 +6,15 @@ Split 75/25 (stratified, random_state=0), pixels / 16, batches of 64 (the
 last partial batch of an epoch is dropped: the step has static shapes),
 momentum SGD (lr 0.02, momentum 0.9), the same initial weights and batch
 order for every run. Test accuracy is measured on the weights the step
-trained (``step.sync()``, then the model's f32 forward).
+trained (``step.sync()``, then the model's f32 forward, every epoch), and at
+the end also through amp-mlir's inference (``amp_mlir.torch.compile`` under
+the run's autocast).
 
     python examples/training/digits.py [--epochs 15] [--models mlp,cnn]
 
 Prints loss and test accuracy per epoch per run, and PASS when every run
-reaches 95% and each AMP run is within 1 point of f32 (exit 1 otherwise).
+reaches 95% and each AMP run is within 1 point of f32, by both accuracy
+measures (exit 1 otherwise).
 """
 import argparse
 import copy
@@ -24,6 +27,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from amp_mlir.torch import compile as amp_compile
 from amp_mlir.torch import compile_train_step
 
 BATCH = 64
@@ -90,6 +94,11 @@ def train(model, run, data, epochs, lr=0.02, seed=0, log=print):
         log(f"  {run:15s} epoch {epoch + 1:2d}  loss {out['loss'][-1]:.4f}  "
             f"test accuracy {acc:6.2f}%  scale {step.scale:g}")
     out["skipped"] = step.skipped
+    # The trained model's inference through amp-mlir too, under the run's
+    # autocast (amp_mlir.torch.compile: torch.export + torch-mlir).
+    model.eval()
+    infer = amp_compile(model, (xte,), autocast=cfg["autocast"])
+    out["amp_accuracy"] = float((infer(xte).argmax(1) == yte).float().mean()) * 100
     return out
 
 
@@ -110,12 +119,15 @@ def main(argv=None):
         results = {run: train(copy.deepcopy(init), run, data, args.epochs, args.lr)
                    for run in RUNS}
         f32 = results["f32"]["accuracy"][-1]
+        f32_amp = results["f32"]["amp_accuracy"]
         for run, r in results.items():
-            acc = r["accuracy"][-1]
-            good = acc >= 95.0 and (run == "f32" or abs(acc - f32) <= 1.0)
+            acc, amp_acc = r["accuracy"][-1], r["amp_accuracy"]
+            good = acc >= 95.0 and (run == "f32" or abs(acc - f32) <= 1.0) and \
+                amp_acc >= 95.0 and (run == "f32" or abs(amp_acc - f32_amp) <= 1.0)
             ok &= good
-            print(f"  {name} {run:15s} final test accuracy {acc:6.2f}% (f32 {f32:.2f}%), "
-                  f"final loss {r['loss'][-1]:.4f}, skipped steps {r['skipped']}, "
+            print(f"  {name} {run:15s} final test accuracy {acc:6.2f}% (f32 {f32:.2f}%; "
+                  f"inference through amp-mlir {amp_acc:.2f}%), final loss "
+                  f"{r['loss'][-1]:.4f}, skipped steps {r['skipped']}, "
                   f"{r['seconds']:.2f} s of steps  {'ok' if good else 'FAIL'}")
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

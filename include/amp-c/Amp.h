@@ -41,6 +41,15 @@ MLIR_CAPI_EXPORTED void ampModuleEmitCInterface(MlirModule module);
  * static; do not free it. */
 MLIR_CAPI_EXPORTED const char *ampGetJitRuntimeLibraries(void);
 
+/** The MPI library found when amp-mlir was configured (absolute path of
+ * libmpi.so), which JIT-compiled data-parallel steps call
+ * (amp-cpu-pipeline{data-parallel=N}); "" when the build found no MPI. The
+ * string is static; do not free it. */
+MLIR_CAPI_EXPORTED const char *ampGetMpiLibrary(void);
+
+/** The ABI of that library: "OpenMPI", "MPICH", or "" (no MPI). */
+MLIR_CAPI_EXPORTED const char *ampGetMpiImplementation(void);
+
 #ifdef __cplusplus
 }
 #endif

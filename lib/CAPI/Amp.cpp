@@ -45,3 +45,7 @@ void ampModuleEmitCInterface(MlirModule module) {
 }
 
 const char *ampGetJitRuntimeLibraries(void) { return AMP_JIT_RUNTIME_LIBRARIES; }
+
+const char *ampGetMpiLibrary(void) { return AMP_MPI_LIBRARY; }
+
+const char *ampGetMpiImplementation(void) { return AMP_MPI_IMPLEMENTATION; }

@@ -8,6 +8,7 @@
 #include "amp/Codegen/Common/Passes.h"
 #include "amp/Codegen/GPU/Passes.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Distributed/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Pipelines/Pipelines.h"
 
@@ -16,11 +17,13 @@
 void mlir::amp::registerAllAmpDialects(DialectRegistry &registry) {
   registry.insert<AmpDialect>();
   registerCastPolicyExternalModels(registry);
+  registerMpiMemoryEffectModels(registry);
 }
 
 void mlir::amp::registerAllAmpPasses() {
   registerAmpTransformsPasses();
   registerAmpConversionPasses();
+  registerAmpDistributedPasses();
   registerAmpCodegenCommonPasses();
   registerAmpCodegenCPUPasses();
   registerAmpCodegenGPUPasses();

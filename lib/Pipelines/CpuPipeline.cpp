@@ -25,8 +25,10 @@
 #include "PipelineRegistration.h"
 
 #include "amp/Codegen/CPU/Passes.h"
+#include "amp/Distributed/Passes.h"
 #include "amp/Pipelines/FrontEnd.h"
 
+#include "mlir/Conversion/ShardToMPI/ShardToMPI.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -34,6 +36,10 @@
 
 using namespace mlir;
 using namespace mlir::amp;
+
+#ifndef AMP_DEFAULT_MPI_IMPLEMENTATION
+#define AMP_DEFAULT_MPI_IMPLEMENTATION "OpenMPI"
+#endif
 
 
 LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
@@ -75,6 +81,16 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     }
   }
 
+  std::string mpi = options.mpiImplementation;
+  if (mpi.empty())
+    mpi = AMP_DEFAULT_MPI_IMPLEMENTATION;
+  if (mpi != "OpenMPI" && mpi != "MPICH") {
+    errorMessage = "amp-cpu-pipeline: mpi-implementation must be OpenMPI or "
+                   "MPICH, got '" +
+                   options.mpiImplementation + "'";
+    return failure();
+  }
+
   // 1-2. The cast policy, upstream dialects only, linalg on tensors.
   if (failed(addAmpFrontEnd(pm, options.autocast, options.mode, errorMessage)))
     return failure();
@@ -107,6 +123,16 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // 4. Buffers. Public functions do not write their arguments (the Python
   // package then passes arrays without copying them).
   pm.addPass(createAmpCpuReadOnlyArguments());
+  // Collectives of data-parallel steps (shard.all_reduce, docs/Distributed.md):
+  // gradient all-reduces packed into buckets, then MPI calls on buffers
+  // (upstream convert-shard-to-mpi) on MPI_COMM_WORLD, out-of-place, for the
+  // MPI library's ABI. Modules without shard ops pass unchanged.
+  pm.addPass(createAmpDpBucketAllReduce());
+  pm.addPass(createConvertShardToMPIPass());
+  pm.addPass(createAmpMpiWorldCommunicator());
+  AmpMpiAbiOptions abiOptions;
+  abiOptions.implementation = mpi;
+  pm.addPass(createAmpMpiAbi(abiOptions));
   if (failed(addAmpBufferization(pm, errorMessage)))
     return failure();
   if (gemm == "onednn")
@@ -156,6 +182,9 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "reconcile-unrealized-casts,canonicalize,cse",
           errorMessage)))
     return failure();
+  // OpenMPI's reduction ops under the names libmpi.so exports.
+  if (mpi == "OpenMPI")
+    pm.addPass(createAmpMpiOpenMpiSymbols());
   return success();
 }
 

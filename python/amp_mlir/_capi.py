@@ -104,6 +104,8 @@ _SIGNATURES = {
     "ampRegisterAllPasses": (None, []),
     "ampModuleEmitCInterface": (None, [MlirModule]),
     "ampGetJitRuntimeLibraries": (ctypes.c_char_p, []),
+    "ampGetMpiLibrary": (ctypes.c_char_p, []),
+    "ampGetMpiImplementation": (ctypes.c_char_p, []),
     # Diagnostics.
     "mlirContextAttachDiagnosticHandler": (
         ctypes.c_uint64, [MlirContext, MlirDiagnosticHandler, _P, MlirDeleteUserData]),

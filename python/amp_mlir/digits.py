@@ -9,19 +9,24 @@ the CPU (amp-cpu-pipeline), or with ``--target cuda`` for a CUDA device
 (amp-cuda-pipeline, sm_90; RuntimeError without a device).
 
 Run ``python -m amp_mlir.digits [--target cpu|cuda]`` (with the package
-importable) for the per-epoch table.
+importable) for the per-epoch table. ``mpirun -np 2 python -m
+amp_mlir.digits --distributed`` trains data-parallel on two processes: each
+takes half of every batch of 64, the gradients are averaged across them by
+MPI inside the compiled step, and rank 0 prints the table.
 
 Layer: the top of the training layer (the package's main job): imports
-:mod:`.training` only; scikit-learn, an optional dependency, is imported
+:mod:`.training` and :mod:`.distributed` (for ``--distributed``); scikit-learn, an optional dependency, is imported
 when the data is loaded.
 """
 
 import argparse
+import os
 import sys
 import time
 
 import numpy as np
 
+from .distributed import Communicator
 from .training import GELU, LayerNorm, Linear, ReLU, SGD, Trainer, cast_statistics
 
 BATCH = 64
@@ -53,13 +58,19 @@ def onehot(labels, classes=10):
     return out
 
 
-def train(run, epochs, seed=0, lr=0.05, data=None, log=None, target="cpu"):
+def train(run, epochs, seed=0, lr=0.05, data=None, log=None, target="cpu", comm=None):
     """Trains one run (a key of ``RUNS``) on ``target`` (``cpu`` or
     ``cuda``, as :class:`Trainer`); returns a dict with per-epoch ``loss``
-    and ``accuracy`` lists, the ``trainer`` and ``seconds``."""
+    and ``accuracy`` lists, the ``trainer`` and ``seconds``. With ``comm``
+    (a :class:`~amp_mlir.distributed.Communicator`) the run is
+    data-parallel: each rank steps on its ``BATCH / comm.size`` rows of
+    every batch; ``loss`` is then this rank's mean loss on its rows."""
     x_train, y_train, x_test, y_test = data or load_digits_split()
-    trainer = Trainer(mlp(), BATCH, 64, 10, SGD(lr=lr, momentum=0.9),
-                      eval_batch=len(x_test), seed=seed, target=target, **RUNS[run])
+    rows = BATCH if comm is None else BATCH // comm.size
+    trainer = Trainer(mlp(), rows, 64, 10, SGD(lr=lr, momentum=0.9),
+                      eval_batch=len(x_test), seed=seed, target=target,
+                      distributed=comm, **RUNS[run])
+    shard = (lambda a: a) if comm is None else comm.shard
     rng = np.random.default_rng(seed)
     losses, accuracies = [], []
     start = time.perf_counter()
@@ -68,7 +79,7 @@ def train(run, epochs, seed=0, lr=0.05, data=None, log=None, target="cpu"):
         total, steps = 0.0, 0
         for i in range(0, len(order) - BATCH + 1, BATCH):  # whole batches only
             idx = order[i:i + BATCH]
-            total += trainer.step(x_train[idx], onehot(y_train[idx]))
+            total += trainer.step(shard(x_train[idx]), shard(onehot(y_train[idx])))
             steps += 1
         logits = trainer.predict(x_test)
         accuracies.append(float((logits.argmax(1) == y_test).mean()))
@@ -88,17 +99,33 @@ def main(argv=None):
     parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
                         help="where the steps run: cpu (amp-cpu-pipeline, default) or "
                              "cuda (amp-cuda-pipeline for sm_90; needs a CUDA device)")
+    parser.add_argument("--distributed", action="store_true",
+                        help="data-parallel over the processes mpirun started (cpu): "
+                             "each takes its share of every batch of 64; rank 0 prints")
     args = parser.parse_args(argv)
+    if args.distributed and args.target != "cpu":
+        parser.error("--distributed runs on --target cpu only")
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
     if args.seed < 0:
         parser.error(f"--seed must be non-negative, got {args.seed}")
     data = load_digits_split()
+    comm = None
+    if args.distributed:
+        comm = Communicator()
+        if BATCH % comm.size:
+            parser.error(f"--distributed: {comm.size} processes do not split a batch "
+                         f"of {BATCH} evenly")
+    if comm is not None and comm.rank != 0:
+        sys.stdout = open(os.devnull, "w")  # ranks other than 0 train silently
     print(f"digits: {len(data[0])} train / {len(data[2])} test images, batch {BATCH}, "
           f"MLP 64-128-LN-64-10, SGD(lr=0.05, momentum=0.9), {args.epochs} epochs, "
-          f"target {args.target}")
+          f"target {args.target}" + (f", data-parallel on {comm.size} processes "
+                                     f"({BATCH // comm.size} rows each; losses of rank 0)"
+                                     if comm else ""))
     try:
-        results = {run: train(run, args.epochs, args.seed, data=data, target=args.target)
+        results = {run: train(run, args.epochs, args.seed, data=data, target=args.target,
+                              comm=comm)
                    for run in RUNS}
     except RuntimeError as error:  # --target cuda without a device
         print(f"digits: {error}", file=sys.stderr)

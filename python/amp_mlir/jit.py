@@ -16,7 +16,8 @@ Element types: f32, f64, f16 (numpy float16), bf16 (``ml_dtypes.bfloat16``),
 i1 (bool), i8/i16/i32/i64 and index (int64) (:func:`.runtime.numpy_dtype`).
 
 Layer: execution, above the C API binding (:mod:`._capi`), :mod:`.ir`,
-:mod:`.runtime` and :mod:`.device`, which it imports; below
+:mod:`.runtime`, :mod:`.device` and :mod:`.distributed` (MPI for
+data-parallel modules), which it imports; below
 :mod:`.compiler`, which builds an engine for every compiled module.
 """
 
@@ -27,6 +28,7 @@ import numpy as np
 
 from . import _capi as C
 from .device import DeviceArray, _Buffer, to_device
+from .distributed import initialize as initialize_mpi
 from .ir import MLIRError
 from .runtime import cpu_runtime_library, numpy_dtype
 
@@ -230,6 +232,11 @@ class ExecutionEngine:
         else:
             self._free = C.libc.free
         libs, local = _runtime_libraries()
+        # Data-parallel steps call MPI (docs/Distributed.md); libmpi links no
+        # LLVM, so the JIT loads it by path.
+        # MPI is initialized first (a call before MPI_Init would abort).
+        if module.function_attribute("MPI_Allreduce", "sym_name") is not None:
+            libs = libs + [initialize_mpi()]
         refs = [C.MlirStringRef.of(p) for p in libs]
         paths = (C.MlirStringRef * len(libs))(*refs)
         self._keep = refs  # the path bytes the array points to

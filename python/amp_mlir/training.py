@@ -15,8 +15,9 @@ are ``x: [batch, features]`` f32 and one-hot labels ``y: [batch, classes]``
 f32 (for a transformer block, ``batch = sequences * seq_len`` rows).
 
 Layer: training, above compilation and execution: imports :mod:`.autodiff`,
-:mod:`.ir`, :mod:`.compiler` and :mod:`.device`; only :mod:`.digits` (and
-the package's ``__init__``) import it.
+:mod:`.ir`, :mod:`.compiler` and :mod:`.device`; :mod:`.digits` (and the
+package's ``__init__``) import it, and :mod:`amp_mlir.torch.training` takes
+its loss-scaling lines (:func:`unscale_lines`, :func:`guarded_update_lines`).
 """
 
 import math
@@ -27,6 +28,7 @@ import numpy as np
 from .autodiff import Graph, Value
 from .compiler import compile as amp_compile, pipeline_for
 from .device import DeviceArray, to_device
+from .distributed import Communicator
 from .ir import Context
 
 __all__ = ["Linear", "ReLU", "GELU", "LayerNorm", "TransformerBlock", "SGD", "Adam",
@@ -289,7 +291,7 @@ def _check_autocast(autocast):
 
 
 def build_train_step(layers, batch, in_features, classes, optimizer, autocast=None,
-                     loss_scaling=False, eval_batch=None):
+                     loss_scaling=False, eval_batch=None, world_size=None):
     """MLIR text of ``@train_step`` and ``@predict`` for ``layers``.
 
     Args:
@@ -303,6 +305,13 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
             and returns the scale (``tensor<f32>``) and growth tracker
             (``tensor<i32>``), and skips the update on inf/NaN gradients.
         eval_batch: rows of ``@predict`` (default ``batch``).
+        world_size: data-parallel over this many MPI processes (None: one
+            process). ``batch`` is then the rows of one rank; the module
+            has a grid ``shard.grid @amp_dp(shape = N)``, every gradient
+            (unscaled, with loss scaling) becomes its mean over the ranks
+            (``shard.all_reduce`` sum divided by N; amp-cpu-pipeline packs
+            them into buckets and lowers them to MPI), and ``found_inf`` is
+            all-reduced with max, so every rank skips together.
 
     ``@train_step(x, y, params..., state..., [scale, tracker]) -> (loss,
     params..., state..., [scale, tracker], found_inf)``; ``@predict(x,
@@ -357,17 +366,21 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     g.lines = []
     kept = pvals + svals
     if loss_scaling:
-        unscale, names = unscale_lines(grad_names, [p.type for p in pvals])
+        unscale, grad_names = unscale_lines(grad_names, [p.type for p in pvals])
         lines += unscale
-        grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(names, pvals)]
-    else:
-        grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(grad_names, pvals)]
+    if world_size is not None:
+        _positive(world_size=world_size)
+        dp, grad_names = data_parallel_lines(grad_names, [p.type for p in pvals],
+                                             world_size, loss_scaling)
+        lines += dp
+    grad_vals = [Value(g, n, p.shape, differentiable=False) for n, p in zip(grad_names, pvals)]
     new_params, new_state = optimizer.update(g, pvals, grad_vals, svals)
     updated = new_params + new_state
     if loss_scaling:
+        flag = "%found_any" if world_size is not None else "%found_inf"
         guarded, out_names = guarded_update_lines(
             [v.name for v in kept], [v.type for v in kept], g.lines,
-            [v.name for v in updated])
+            [v.name for v in updated], found_inf=flag)
         lines += guarded
         out_types = [v.type for v in kept] + ["tensor<f32>", "tensor<i32>"]
     else:
@@ -383,10 +396,13 @@ def build_train_step(layers, batch, in_features, classes, optimizer, autocast=No
     rtypes = ["tensor<f32>"] + out_types + ["i1"]
     text = [f"  func.func @train_step({', '.join(args)}) -> ({', '.join(rtypes)}) {{"]
     text += lines
-    text.append(f"    return {', '.join([loss_name] + out_names + ['%found_inf'])} : "
+    found = "%found_any" if world_size is not None and loss_scaling else "%found_inf"
+    text.append(f"    return {', '.join([loss_name] + out_names + [found])} : "
                 f"{', '.join(rtypes)}")
     text.append("  }")
     text.append(_build_predict(layers, eval_batch or batch, in_features, classes, autocast))
+    if world_size is not None:
+        text.insert(0, f"  shard.grid @amp_dp(shape = {world_size})")
     return "module {\n" + "\n".join(text) + "\n}\n"
 
 
@@ -404,14 +420,15 @@ def unscale_lines(grad_names, grad_types, scale="%scale"):
 
 def guarded_update_lines(kept, kept_types, update, updated, scale="%scale",
                          tracker="%tracker", growth_factor=2.0, backoff_factor=0.5,
-                         growth_interval=2000):
+                         growth_interval=2000, found_inf="%found_inf"):
     """GradScaler's ``step`` and ``update``: the optimizer's ``update`` lines
     (which compute ``updated`` from ``kept``: weights and optimizer state)
     inside ``amp.step_if_finite %found_inf``, then ``amp.update_scale`` with
-    GradScaler's settings. Returns the lines and the names of the new kept
-    values followed by ``%new_scale, %new_tracker``."""
+    GradScaler's settings, both on the flag ``found_inf`` (a data-parallel
+    step passes the ranks' vote). Returns the lines and the names of the new
+    kept values followed by ``%new_scale, %new_tracker``."""
     types = ", ".join(kept_types)
-    lines = [f"    %upd:{len(kept)} = amp.step_if_finite %found_inf keep("
+    lines = [f"    %upd:{len(kept)} = amp.step_if_finite {found_inf} keep("
              f"{', '.join(kept)} : {types}) {{"]
     lines += ["  " + l for l in update]
     lines.append(f"      amp.yield {', '.join(updated)} : {types}")
@@ -425,8 +442,38 @@ def guarded_update_lines(kept, kept_types, update, updated, scale="%scale",
         attrs.append(f"growth_interval = {int(growth_interval)} : i32")
     attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
     lines.append(f"    %new_scale, %new_tracker = amp.update_scale {scale}, {tracker}, "
-                 f"%found_inf{attr_text}")
+                 f"{found_inf}{attr_text}")
     return lines, [f"%upd#{i}" for i in range(len(kept))] + ["%new_scale", "%new_tracker"]
+
+
+def data_parallel_lines(grad_names, grad_types, world_size, loss_scaling):
+    """The collectives of a data-parallel step over the ``world_size`` ranks
+    of ``shard.grid @amp_dp`` (which the module must declare): each
+    gradient's mean over the ranks (DDP's rule: ``shard.all_reduce`` sum,
+    divided by the world size) and, with loss scaling, ``%found_any``:
+    ``%found_inf`` of any rank (max of a one-element i32 tensor, as
+    ShardedGradScaler votes). Returns the MLIR lines and the names of the
+    averaged gradients. Shared by :func:`build_train_step` and
+    :mod:`amp_mlir.torch.training`."""
+    lines, out = [], []
+    for i, (name, t) in enumerate(zip(grad_names, grad_types)):
+        lines.append(f"    %dp_sum{i} = shard.all_reduce {name} on @amp_dp grid_axes = [0] "
+                     f"reduction = sum : {t} -> {t}")
+        lines.append(f"    %dp_n{i} = arith.constant dense<{float(world_size)!r}> : {t}")
+        lines.append(f"    %dp_mean{i} = arith.divf %dp_sum{i}, %dp_n{i} : {t}")
+        out.append(f"%dp_mean{i}")
+    if loss_scaling:
+        lines += [
+            "    %dp_flag = arith.extui %found_inf : i1 to i32",
+            "    %dp_flags = tensor.from_elements %dp_flag : tensor<1xi32>",
+            "    %dp_any = shard.all_reduce %dp_flags on @amp_dp grid_axes = [0] "
+            "reduction = max : tensor<1xi32> -> tensor<1xi32>",
+            "    %dp_c0 = arith.constant 0 : index",
+            "    %dp_anyi = tensor.extract %dp_any[%dp_c0] : tensor<1xi32>",
+            "    %dp_zero = arith.constant 0 : i32",
+            "    %found_any = arith.cmpi ne, %dp_anyi, %dp_zero : i32",
+        ]
+    return lines, out
 
 
 def _build_predict(layers, batch, in_features, classes, autocast):
@@ -502,6 +549,17 @@ class Trainer:
             the loss and loss scale out.
         gemm: matmuls on ``cuda``: ``codegen`` (tensor-core kernels) or
             ``cublas`` (cublasGemmEx); see amp-cuda-pipeline.
+        distributed: data-parallel training over the MPI processes that
+            ``mpirun`` started (``cpu`` only): ``True`` (all of them), an
+            int (that many, RuntimeError when mpirun started another
+            number) or a :class:`~amp_mlir.distributed.Communicator`. Each
+            rank calls :meth:`step` on its own ``batch`` rows
+            (``comm.shard(global_batch)``); the gradients are averaged
+            across the ranks inside the compiled step, and with loss scaling
+            an inf/NaN on any rank makes every rank skip the step and back
+            off the scale. Parameters start equal (same ``seed``) and stay
+            equal on all ranks. ``step`` returns this rank's loss. Every
+            rank must build the same step (RuntimeError otherwise).
 
     Attributes:
         params, state: lists of numpy arrays (f32 master weights, optimizer
@@ -509,11 +567,13 @@ class Trainer:
         scale, tracker: the loss scale (f32) and the growth tracker (i32),
             0-d numpy arrays. scale_history: the loss scale after every step.
         skipped_steps: steps whose gradients had inf/NaN.
+        comm: the :class:`~amp_mlir.distributed.Communicator`, or None.
     """
 
     def __init__(self, layers, batch, in_features, classes, optimizer, autocast=None,
                  loss_scaling=False, eval_batch=None, seed=0, init_scale=65536.0,
-                 mode="graph", target="cpu", chip="sm_90", gemm="codegen"):
+                 mode="graph", target="cpu", chip="sm_90", gemm="codegen",
+                 distributed=None):
         if loss_scaling and not (np.isfinite(init_scale) and init_scale > 0):
             raise ValueError(f"init_scale must be finite and positive, got {init_scale!r}")
         if loss_scaling and init_scale > float(np.finfo(np.float32).max):
@@ -521,8 +581,15 @@ class Trainer:
         self.layers, self.batch, self.optimizer = layers, batch, optimizer
         self.loss_scaling = loss_scaling
         self.eval_batch = eval_batch or batch
+        if distributed not in (None, False) and target != "cpu":
+            raise ValueError("distributed training runs on target='cpu' only "
+                             "(docs/Distributed.md)")
+        self.comm = communicator_for(distributed)
         self.ir = build_train_step(layers, batch, in_features, classes, optimizer,
-                                   autocast, loss_scaling, eval_batch)
+                                   autocast, loss_scaling, eval_batch,
+                                   world_size=self.comm.size if self.comm else None)
+        if self.comm is not None:
+            self.comm.check_same(self.ir, "training steps")
         pipeline = pipeline_for(target, autocast, mode=mode, chip=chip, gemm=gemm)
         self.exe = amp_compile(self.ir, pipeline=pipeline)
         rng = np.random.default_rng(seed)
@@ -591,6 +658,26 @@ class Trainer:
         if self._resident:
             return self.exe.invoke_device("predict", self._batch(x), *self._params).numpy()
         return self.exe.invoke("predict", np.asarray(x, np.float32), *self._params)
+
+
+def communicator_for(distributed):
+    """A ``distributed`` argument (``None``/``False``, ``True``, a number of
+    processes, a Communicator) as a Communicator, or None. Shared by
+    :class:`Trainer` and :func:`amp_mlir.torch.compile_train_step`.
+
+    Raises:
+        TypeError: another value. RuntimeError: MPI is missing, or mpirun
+            started another number of processes than the one given."""
+    if distributed is None or distributed is False:
+        return None
+    if distributed is True:
+        return Communicator()
+    if isinstance(distributed, Communicator):
+        return distributed
+    if isinstance(distributed, int) and distributed >= 1:
+        return Communicator(size=distributed)
+    raise TypeError(f"distributed must be None, True, a number of processes or a "
+                    f"Communicator, got {distributed!r}")
 
 
 def cast_statistics(ir_text, mode="graph"):

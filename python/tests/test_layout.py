@@ -20,6 +20,7 @@ LAYERS = [
     ("C API binding", ["_capi"]),
     ("IR; element types and the CUDA runtime", ["ir", "runtime"]),
     ("execution: device arrays", ["device"]),
+    ("execution: MPI processes", ["distributed"]),
     ("execution: JIT", ["jit"]),
     ("compilation", ["compiler"]),
     ("model building: autodiff", ["autodiff"]),

@@ -58,6 +58,13 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("f32 erf and tanh as polynomial approximations that "
                      "vectorize (false: libm calls, one per element)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> mpiImplementation{
+      *this, "mpi-implementation",
+      llvm::cl::desc("ABI of the MPI library that data-parallel steps "
+                     "(shard.all_reduce, lowered to MPI calls) run on: "
+                     "OpenMPI or MPICH (empty: the one found when amp-mlir "
+                     "was configured, else OpenMPI)"),
+      llvm::cl::init("")};
   PassOptions::ListOption<int64_t> cacheTile{
       *this, "cache-tile",
       llvm::cl::desc("Cache tile sizes (m, n, k) of contractions")};

@@ -2,7 +2,8 @@
 
 :func:`export_joint` traces ``loss_fn(model, *args)`` with AOTAutograd
 (``torch._functorch.aot_autograd.aot_export_module(..., trace_joint=True)``)
-and imports the FX graph with torch-mlir (``torch_mlir.fx.stateless_fx_import``,
+and imports the FX graph with the front end's ``_export.import_fx_graph``
+(torch-mlir's ``stateless_fx_import``,
 ``output_type="linalg-on-tensors"``). The result is one function::
 
     @joint(params..., buffers..., args..., seed: tensor<f32>)
@@ -32,22 +33,20 @@ import torch
 import torch_mlir.fx as _tfx  # before amp's JIT runs: see the module docstring
 from torch._functorch.aot_autograd import aot_export_module
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from torch_mlir import ir as _tm_ir
-from torch_mlir.dialects import torch as _tm_torch
-from torch_mlir.extras.fx_importer import FxImporter
+
+from ._export import TorchImportError, import_fx_graph
 
 __all__ = ["JointGraph", "export_joint", "UnsupportedOpError"]
 
 aten = torch.ops.aten
 
 
-class UnsupportedOpError(RuntimeError):
+class UnsupportedOpError(TorchImportError):
     """The model holds an op that the training step cannot differentiate or
-    lower; ``op`` names it."""
+    lower (a :class:`TorchImportError`); ``op`` names it."""
 
-    def __init__(self, op, message):
-        super().__init__(message)
-        self.op = op
+    def __init__(self, op, detail, source=None):
+        super().__init__(op, source, detail)
 
 
 # ---------------------------------------------------------------------------
@@ -182,24 +181,6 @@ class JointGraph:
         self.mutated = list(mutated)
 
 
-_UNSUPPORTED = re.compile(r"failed to legalize operation '([\w.]+)'")
-_OPERATOR = re.compile(r'name = "([\w.]+)"')
-
-
-def _lowering_error(diagnostics, error):
-    """``(op, message)`` of a failed torch-mlir lowering: the first op that
-    did not legalize (a ``torch.operator`` by the name it carries)."""
-    for d in diagnostics:
-        m = _UNSUPPORTED.search(d)
-        if m:
-            op = m.group(1)
-            if op == "torch.operator":
-                named = _OPERATOR.search(d)
-                op = named.group(1) if named else op
-            return op, (f"torch-mlir cannot lower '{op}' in the joint forward/backward "
-                        f"graph to linalg: {d.splitlines()[0][:400]}")
-    first = diagnostics[0].splitlines()[0][:400] if diagnostics else str(error)[:400]
-    return "unknown", f"torch-mlir cannot lower the joint graph to linalg: {first}"
 _DERIVATIVE = re.compile(r"derivative for '?([\w.:]+)'? is not implemented|"
                          r"([\w.:]+) does not support automatic differentiation")
 
@@ -257,28 +238,12 @@ def export_joint(model, loss_fn, example_args):
     order = list(sig.user_outputs)[:2] + [g for g in grads]
     if [grads[g] for g in order[2:]] != param_names:
         raise RuntimeError("amp_mlir: unexpected gradient order in the joint graph")
-    context = _tm_ir.Context()
-    _tm_torch.register_dialect(context)
-    diagnostics = []
-
-    def keep(d):
-        diagnostics.append(str(d))
-        return True  # handled: not printed
-
-    handler = context.attach_diagnostic_handler(keep)
     try:
-        module = _tfx.stateless_fx_import(gm, output_type="linalg-on-tensors",
-                                          fx_importer=FxImporter(context=context),
-                                          model_name="joint")
-    except Exception as e:  # noqa: BLE001 - torch-mlir's pass errors
-        raise UnsupportedOpError(*_lowering_error(diagnostics, e)) from e
-    finally:
-        handler.detach()
-    text = str(module)
-    leftover = re.search(r"\b(tm_tensor\.\w+)", text)
-    if leftover:
-        op = leftover.group(1)
-        raise UnsupportedOpError(op, f"the joint graph holds '{op}' (torch-mlir's TMTensor "
-                                     "dialect), which amp-mlir cannot compile")
+        # The front end's FX import (torch_mlir.fx.stateless_fx_import to
+        # linalg on tensors; errors name the op and the user's line, and
+        # ops left in torch-mlir's TMTensor dialect are refused).
+        text = import_fx_graph(gm, func_name="joint", debug_info=False)
+    except TorchImportError as e:
+        raise UnsupportedOpError(e.op, e.detail, e.source) from e
     arg_specs = [(tuple(a.shape), a.dtype) for a in example_args]
     return JointGraph(text, param_names, list(sig.buffers), arg_specs, mutated)

@@ -39,7 +39,8 @@ import torch
 
 from ..compiler import compile as amp_compile, pipeline_for
 from ..ir import Context
-from ..training import guarded_update_lines, unscale_lines
+from ..training import (communicator_for, data_parallel_lines, guarded_update_lines,
+                        unscale_lines)
 from ._joint import UnsupportedOpError, export_joint
 
 __all__ = ["compile_train_step", "TrainStep", "UnsupportedOpError"]
@@ -187,7 +188,14 @@ class _SGD:
             for p, buf in zip(params, state[1:]):
                 optimizer.state[p]["momentum_buffer"] = torch.from_numpy(buf.copy())
 
-    def emit(self, e, params, grads, state, shapes):
+    def emit(self, e, params, grads, state, shapes, lr):
+        # -lr as the f32 alpha of param.add_(d, alpha=-lr), from the step's
+        # f64 lr argument (read from the optimizer at every call).
+        lr64, neg, neg32, neg_lr = (e.fresh(h) for h in ("lr", "nlr", "nlr32", "nlrt"))
+        e.emit(f"{lr64} = tensor.extract {lr}[] : tensor<f64>")
+        e.emit(f"{neg} = arith.negf {lr64} : f64")
+        e.emit(f"{neg32} = arith.truncf {neg} : f64 to f32")
+        e.emit(f"{neg_lr} = tensor.from_elements {neg32} : tensor<f32>")
         new_params, new_state = [], []
         if self.momentum:
             started = state[0]
@@ -197,23 +205,24 @@ class _SGD:
                 buf = state[1 + i]
 
                 def body(a, self=self):
-                    ag, ast, ap, ab = a
+                    ag, ast, anl, ap, ab = a
                     d = e.axpy(ag, self.wd, ap) if self.wd else ag
                     cont = e.op(f"arith.mulf {ab}, {e.const(self.momentum)}")
                     cont = e.axpy(cont, 1.0 - self.dampening, d)
                     first = e.op(f"arith.cmpf oeq, {ast}, {e.const(0.0)}")
                     nb = e.op(f"arith.select {first}, {d}, {cont}")
                     step = e.axpy(d, self.momentum, nb) if self.nesterov else nb
-                    return [e.axpy(ap, -self.lr, step), nb]
-                np_, nb = e.generic(shape, [g], [started], [p, buf], body)
+                    new_p = e.op(f"arith.addf {ap}, {e.op(f'arith.mulf {anl}, {step}')}")
+                    return [new_p, nb]
+                np_, nb = e.generic(shape, [g], [started, neg_lr], [p, buf], body)
                 new_params.append(np_)
                 new_state.append(nb)
             else:
                 def body(a, self=self):
-                    ag, ap = a
+                    ag, anl, ap = a
                     d = e.axpy(ag, self.wd, ap) if self.wd else ag
-                    return [e.axpy(ap, -self.lr, d)]
-                new_params += e.generic(shape, [g], [], [p], body)
+                    return [e.op(f"arith.addf {ap}, {e.op(f'arith.mulf {anl}, {d}')}")]
+                new_params += e.generic(shape, [g], [neg_lr], [p], body)
         if self.momentum:
             one = e.fresh("one")
             e.emit(f"{one} = arith.constant dense<1.0> : tensor<f32>")
@@ -263,7 +272,7 @@ class _Adam:
                                       "exp_avg": torch.from_numpy(state[1 + 2 * i].copy()),
                                       "exp_avg_sq": torch.from_numpy(state[2 + 2 * i].copy())}
 
-    def emit(self, e, params, grads, state, shapes):
+    def emit(self, e, params, grads, state, shapes, lr):
         step = state[0]
         # step + 1, and the bias corrections in f64 (0-d tensors, read by
         # every parameter's update).
@@ -278,7 +287,7 @@ class _Adam:
         c = {k: e.fresh(k) for k in ("b1", "b2", "lr", "one64")}
         e.emit(f"{c['b1']} = arith.constant {self.b1!r} : f64")
         e.emit(f"{c['b2']} = arith.constant {self.b2!r} : f64")
-        e.emit(f"{c['lr']} = arith.constant {self.lr!r} : f64")
+        e.emit(f"{c['lr']} = tensor.extract {lr}[] : tensor<f64>")
         e.emit(f"{c['one64']} = arith.constant 1.0 : f64")
         e.emit(f"{n['b1p']} = math.powf {c['b1']}, {n['t']} : f64")
         e.emit(f"{n['b2p']} = math.powf {c['b2']}, {n['t']} : f64")
@@ -291,14 +300,26 @@ class _Adam:
         e.emit(f"{n['bc232']} = arith.truncf {n['bc2s']} : f64 to f32")
         e.emit(f"{n['sszt']} = tensor.from_elements {n['ssz32']} : tensor<f32>")
         e.emit(f"{n['bc2st']} = tensor.from_elements {n['bc232']} : tensor<f32>")
+        scalars = [n["sszt"], n["bc2st"]]
+        if self.wd and self.decoupled:
+            # AdamW's param.mul_(1 - lr * weight_decay), the factor in f64.
+            wd, lw, dec, dec32, dect = (e.fresh(h) for h in ("wd", "lw", "dec", "dec32",
+                                                              "dect"))
+            e.emit(f"{wd} = arith.constant {self.wd!r} : f64")
+            e.emit(f"{lw} = arith.mulf {c['lr']}, {wd} : f64")
+            e.emit(f"{dec} = arith.subf {c['one64']}, {lw} : f64")
+            e.emit(f"{dec32} = arith.truncf {dec} : f64 to f32")
+            e.emit(f"{dect} = tensor.from_elements {dec32} : tensor<f32>")
+            scalars.append(dect)
         new_params, new_state = [], [n["newstep"]]
         for i, (p, g, shape) in enumerate(zip(params, grads, shapes)):
             m, v = state[1 + 2 * i], state[2 + 2 * i]
 
             def body(a, self=self):
-                ag, assz, abc2, ap, am, av = a
+                ag, assz, abc2 = a[:3]
+                ap, am, av = a[-3:]
                 if self.wd and self.decoupled:
-                    ap = e.op(f"arith.mulf {ap}, {e.const(1.0 - self.lr * self.wd)}")
+                    ap = e.op(f"arith.mulf {ap}, {a[3]}")
                 elif self.wd:
                     ag = e.axpy(ag, self.wd, ap)
                 nm = e.axpy(am, 1.0 - self.b1, e.op(f"arith.subf {ag}, {am}"))
@@ -309,7 +330,7 @@ class _Adam:
                 upd = e.op(f"arith.mulf {e.op(f'arith.negf {assz}')}, "
                            f"{e.op(f'arith.divf {nm}, {denom}')}")
                 return [e.op(f"arith.addf {ap}, {upd}"), nm, nv]
-            np_, nm, nv = e.generic(shape, [g], [n["sszt"], n["bc2st"]], [p, m, v], body)
+            np_, nm, nv = e.generic(shape, [g], scalars, [p, m, v], body)
             new_params.append(np_)
             new_state += [nm, nv]
         return new_params, new_state
@@ -341,13 +362,11 @@ def _scaler_settings(scaler):
                         f"{type(scaler).__name__}")
     if not scaler.is_enabled():
         return None
-    return {"scale": float(scaler.get_scale()) if scaler._scale is not None
-            else float(scaler._init_scale),
-            "tracker": int(scaler._get_growth_tracker()) if scaler._growth_tracker is not None
-            else 0,
-            "growth_factor": float(scaler.get_growth_factor()),
-            "backoff_factor": float(scaler.get_backoff_factor()),
-            "growth_interval": int(scaler.get_growth_interval())}
+    state = scaler.state_dict()  # GradScaler's public state
+    return {"scale": float(state["scale"]), "tracker": int(state["_growth_tracker"]),
+            "growth_factor": float(state["growth_factor"]),
+            "backoff_factor": float(state["backoff_factor"]),
+            "growth_interval": int(state["growth_interval"])}
 
 
 def _autocast(autocast, device):
@@ -366,17 +385,22 @@ def _memref(tensor_type):
     return "memref" + tensor_type[len("tensor"):]
 
 
-def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling):
+def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling,
+                    world_size=None):
     """The module text: the joint graph (private ``@joint``) and the public
     ``@train_step``.
 
     ``@train_step(params..., state..., [scale, tracker], updated buffers...,
-    buffers..., args...) -> (loss, found_inf)``: the weights, the optimizer
+    lr: tensor<f64>, buffers..., args...) -> (loss, found_inf)``: the weights, the optimizer
     state, the scaler state and the buffers the forward updates are memrefs that the step updates in place (read with
     ``bufferization.to_tensor restrict writable``, written back with
     ``bufferization.materialize_in_destination``, which bufferization turns
     into in-place updates: no copy, no allocation of them per step); the
     buffers and the data are tensors, only read.
+
+    With ``world_size`` (data-parallel, docs/Distributed.md) the gradients
+    are averaged over the ranks of ``shard.grid @amp_dp`` and the skip
+    decision is the ranks' vote (:func:`amp_mlir.training.data_parallel_lines`).
     """
     np_, ns = len(shapes), len(optimizer_rule.state_specs(shapes))
     ptypes = [_tensor_type(s) for s in shapes]
@@ -391,7 +415,7 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     # Buffers the forward updates are resident too, the others only read.
     mutated = [joint.buffer_names.index(b) for b in joint.mutated]
     resident += [(bnames[i], joint.buffer_types[i]) for i in mutated]
-    args = [f"{n}_m: {_memref(t)}" for n, t in resident]
+    args = [f"{n}_m: {_memref(t)}" for n, t in resident] + ["%lr: tensor<f64>"]
     args += [f"{n}: {t}" for i, (n, t) in enumerate(zip(bnames, joint.buffer_types))
              if i not in mutated]
     args += [f"{n}: {t}" for n, t in zip(anames, arg_types)]
@@ -426,17 +450,25 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
     grads = [f"%j#{nm + 2 + i}" for i in range(np_)]
     e = _Emitter()
     kept, kept_types = pnames + snames, ptypes + stypes
+    flag = "%found_inf"
     if scaling:
         unscale, ugrads = unscale_lines(grads, ptypes)
         lines += unscale
-        new_params, new_state = optimizer_rule.emit(e, pnames, ugrads, snames, shapes)
+        if world_size is not None:
+            dp, ugrads = data_parallel_lines(ugrads, ptypes, world_size, True)
+            lines += dp
+            flag = "%found_any"
+        new_params, new_state = optimizer_rule.emit(e, pnames, ugrads, snames, shapes, "%lr")
         guarded, outs = guarded_update_lines(
             kept, kept_types, [l[4:] for l in e.lines], new_params + new_state,
             growth_factor=scaling["growth_factor"], backoff_factor=scaling["backoff_factor"],
-            growth_interval=scaling["growth_interval"])
+            growth_interval=scaling["growth_interval"], found_inf=flag)
         lines += guarded
     else:
-        new_params, new_state = optimizer_rule.emit(e, pnames, grads, snames, shapes)
+        if world_size is not None:
+            dp, grads = data_parallel_lines(grads, ptypes, world_size, False)
+            lines += dp
+        new_params, new_state = optimizer_rule.emit(e, pnames, grads, snames, shapes, "%lr")
         lines += e.lines
         lines.append("    %found_inf = arith.constant false")
         outs = new_params + new_state
@@ -448,10 +480,12 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling)
                      f"{name}_m : ({t}, {_memref(t)}) -> ()")
     func = [f"  func.func @train_step({', '.join(args)}) -> (tensor<f32>, i1) {{"]
     func += lines
-    func.append(f"    return {loss}, %found_inf : tensor<f32>, i1")
+    func.append(f"    return {loss}, {flag} : tensor<f32>, i1")
     func.append("  }")
     text = joint.mlir.replace("func.func @joint(", "func.func private @joint(", 1)
     end = text.rstrip().rindex("}")
+    if world_size is not None:
+        func.insert(0, f"  shard.grid @amp_dp(shape = {world_size})")
     return text[:end] + "\n".join(func) + "\n}\n"
 
 
@@ -470,7 +504,7 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, example_args, autocast, scaler, mode,
-                 device):
+                 device, opt_level=3, distributed=None):
         if device != "cpu":
             raise NotImplementedError(f"device={device!r}: the amp-mlir training step "
                                       "runs on 'cpu'")
@@ -509,14 +543,19 @@ class TrainStep:
         joint.buffer_types = [_type_of(b) for b in buffer_values]
         shapes = [tuple(p.shape) for p in params]
         self._arg_specs = [(tuple(a.shape), a.dtype) for a in example_args]
+        self.comm = communicator_for(distributed)
         self.mlir = build_step_mlir(joint, rule, shapes,
                                     [_type_of(a) for a in example_args],
-                                    self._autocast, self._scaling)
+                                    self._autocast, self._scaling,
+                                    world_size=self.comm.size if self.comm else None)
+        if self.comm is not None:
+            self.comm.check_same(self.mlir, "training steps")
         module = Context().parse(self.mlir, source_name="train_step")
         module.run_pipeline("inline,symbol-dce")
         self._exe = amp_compile(module, pipeline=pipeline_for(
-            "cpu", autocast=self._autocast is not None, mode=mode))
+            "cpu", autocast=self._autocast is not None, mode=mode), opt_level=opt_level)
         self._model, self._optimizer, self._rule = model, optimizer, rule
+        self._scaler = scaler
         self._mode = mode
         self._params = params
         self._param_arrays = [p.detach().numpy().astype(np.float32, copy=True)
@@ -539,6 +578,13 @@ class TrainStep:
                                "tensor arguments (amp_cpu.read_only_args)")
         self.skipped = 0
         self.steps = 0
+
+    def _lr(self):
+        """The optimizer's current lr (an LR scheduler may have changed it)."""
+        lr = self._optimizer.param_groups[0]["lr"]
+        if isinstance(lr, torch.Tensor) or not isinstance(lr, (int, float)):
+            raise TypeError(f"the optimizer's lr must be a Python float, got {lr!r}")
+        return np.array(lr, np.float64)
 
     @property
     def scale(self):
@@ -568,8 +614,8 @@ class TrainStep:
     def __call__(self, *args):
         data = self._checked(args)
         # The weights and the optimizer and scaler state are updated in place.
-        loss, found_inf = self._exe.invoke("train_step", *self._resident, *self._buffers,
-                                           *data)
+        loss, found_inf = self._exe.invoke("train_step", *self._resident, self._lr(),
+                                           *self._buffers, *data)
         self.steps += 1
         self.skipped += int(bool(found_inf))
         return float(loss)
@@ -577,14 +623,22 @@ class TrainStep:
     def sync(self):
         """Writes the current weights into the model's parameters, the
         buffers the forward updates (BatchNorm's running statistics) into the
-        model's buffers and the optimizer state into the optimizer
-        (``optimizer.state``)."""
+        model's buffers, the optimizer state into the optimizer
+        (``optimizer.state``) and the loss scale and growth tracker into the
+        GradScaler (``load_state_dict``)."""
         with torch.no_grad():
             for p, a in zip(self._params, self._param_arrays):
                 p.copy_(torch.from_numpy(a))
             for b, a in self._updated_buffers:
                 b.copy_(torch.from_numpy(a))
         self._rule.write_back(self._optimizer, self._params, self._state)
+        if self._scaling:
+            self._scaler.load_state_dict({
+                "scale": float(self._scaler_state[0]),
+                "_growth_tracker": int(self._scaler_state[1]),
+                "growth_factor": self._scaling["growth_factor"],
+                "backoff_factor": self._scaling["backoff_factor"],
+                "growth_interval": self._scaling["growth_interval"]})
 
     def cast_statistics(self):
         """What the cast policy does to the step: ``{op name: {compute type:
@@ -621,7 +675,8 @@ def _type_of(t):
 
 
 def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None,
-                       scaler=None, mode="graph", device="cpu"):
+                       scaler=None, mode="graph", device="cpu", opt_level=3,
+                       distributed=None):
     """Compiles one whole training step of ``model``.
 
     Args:
@@ -638,6 +693,15 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
             settings are read) or ``None``: no loss scaling.
         mode: the autocast pass's mode, ``graph`` or ``eager``.
         device: ``cpu``.
+        opt_level: LLVM's optimisation level for the JIT, 0-3.
+        distributed: data-parallel over the MPI processes that ``mpirun``
+            started (docs/Distributed.md): ``True``, their number, or an
+            :class:`amp_mlir.distributed.Communicator`; ``None``: one
+            process. Every rank compiles the same step (RuntimeError
+            otherwise) from equal weights and calls it on its own rows; the
+            gradients are averaged across the ranks inside the step, and an
+            inf/NaN on any rank makes all of them skip. The returned loss is
+            the rank's own.
 
     Returns:
         :class:`TrainStep`.
@@ -649,4 +713,5 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
         NotImplementedError: another optimizer, option or device.
         TypeError: non-tensor arguments, non-f32 parameters.
     """
-    return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device)
+    return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device,
+                     opt_level, distributed)
