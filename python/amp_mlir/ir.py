@@ -31,6 +31,32 @@ class MLIRError(RuntimeError):
         super().__init__(what + (":\n" + "\n".join(lines) if lines else ""))
 
 
+# Debian's MLIR 22 parser dereferences a null attribute (a segfault that
+# kills the Python process) when the integer list of linalg.transpose's
+# `permutation` or linalg.broadcast's / linalg.reduce's `dimensions` in their
+# custom syntax does not parse (e.g. `permutation = [1 0]`): upstream's
+# parseDenseI64ArrayAttr (mlir/lib/Dialect/Linalg/IR/LinalgOps.cpp) sets the
+# attribute without checking DenseI64ArrayAttr::parse's result. Found by
+# tools/amp-fuzz (tools/amp-fuzz/findings/README.md). Such text is refused
+# here with a located error instead; a well-formed list goes to MLIR.
+_CUSTOM_I64_LIST = re.compile(r"\)\s*(permutation|dimensions)\s*=\s*")
+_I64_LIST = re.compile(r"\[\s*(-?\d+\s*(,\s*-?\d+\s*)*)?\]")
+
+
+def _refuse_known_parser_crashes(text, source_name):
+    for match in _CUSTOM_I64_LIST.finditer(text):
+        if _I64_LIST.match(text, match.end()):
+            continue
+        line = text.count("\n", 0, match.start(1)) + 1
+        column = match.start(1) - (text.rfind("\n", 0, match.start(1)) + 1) + 1
+        raise MLIRError(
+            f"failed to parse {source_name}",
+            [("error", f"{source_name}:{line}:{column}",
+              f"'{match.group(1)}' must be a list of integers such as [1, 0] "
+              "(refused before MLIR's parser, which crashes on a malformed one "
+              "in linalg.transpose/broadcast/reduce)")])
+
+
 _SEVERITIES = {C.SEVERITY_ERROR: "error", C.SEVERITY_WARNING: "warning",
                C.SEVERITY_NOTE: "note", C.SEVERITY_REMARK: "remark"}
 
@@ -94,6 +120,7 @@ class Context:
         Raises:
             MLIRError: with the parser's or verifier's diagnostics.
         """
+        _refuse_known_parser_crashes(text, source_name)
         self._take_diagnostics()
         self._source_name = source_name
         try:

@@ -1,10 +1,13 @@
 """The tools of issue 29's proofs that run without their builds:
 utils/lsan_filter.py (which sanitizer reports fail scripts/sanitize.sh) and
-scripts/model_sweep.py's table (from recorded results)."""
+scripts/model_sweep.py's table (from recorded results), and the refusal of
+the parser crash tools/amp-fuzz found (amp_mlir.Context.parse)."""
 import json
 import os
 import subprocess
 import sys
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FILTER = os.path.join(ROOT, "utils", "lsan_filter.py")
@@ -84,3 +87,28 @@ def test_sweep_table_from_results(tmp_path):
     assert any(l.startswith("| vgg11 | 132.9 | — | skipped (over 30M parameters)") for l in lines)
     assert "- squeezenet1_1 (bf16, compile): TorchImportError: amp_mlir.torch: cannot lower 'aten.foo'" in lines
     assert "- tiny: exit -11: Segfault" in lines
+
+
+TRANSPOSE = """func.func @f(%a: tensor<3x5xf32>, %b: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %r = linalg.transpose ins(%a : tensor<3x5xf32>) outs(%b : tensor<5x3xf32>)
+      permutation = PERM
+  return %r : tensor<5x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("perm", ["[1 0]", "[1K 0]", "[1,", "1, 0"])
+def test_malformed_linalg_integer_list_is_refused_not_a_crash(perm):
+    # Debian's MLIR parser segfaults on these (tools/amp-fuzz/findings).
+    import amp_mlir as amp
+    with pytest.raises(amp.MLIRError) as info:
+        amp.Context().parse(TRANSPOSE.replace("PERM", perm), source_name="t.mlir")
+    assert "t.mlir:3:7: error: 'permutation' must be a list of integers" in str(info.value)
+
+
+def test_well_formed_linalg_integer_lists_still_parse():
+    import amp_mlir as amp
+    module = amp.Context().parse(TRANSPOSE.replace("PERM", "[1, 0]"))
+    assert "permutation = [1, 0]" in str(module)
+    with pytest.raises(amp.MLIRError, match="permutation is not valid"):
+        amp.Context().parse(TRANSPOSE.replace("PERM", "[0, 0]"))

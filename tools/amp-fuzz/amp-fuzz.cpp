@@ -78,6 +78,39 @@ struct VerifyAfterEachPass : public PassInstrumentation {
   std::string &diagnostics;
 };
 
+/// Debian's MLIR 22 parser crashes (null attribute) on a malformed integer
+/// list after `) permutation =` / `) dimensions =` in linalg.transpose,
+/// broadcast and reduce (findings/README.md): an upstream bug, refused by
+/// amp_mlir.Context.parse. Such inputs are skipped so the fuzzer keeps going.
+bool hitsKnownParserCrash(StringRef text) {
+  for (StringRef keyword : {"permutation", "dimensions"}) {
+    size_t pos = 0;
+    while ((pos = text.find(keyword, pos)) != StringRef::npos) {
+      StringRef before = text.take_front(pos).rtrim();
+      StringRef after = text.drop_front(pos + keyword.size()).ltrim();
+      pos += keyword.size();
+      if (!before.ends_with(")") || !after.consume_front("="))
+        continue;
+      after = after.ltrim();
+      if (!after.consume_front("["))
+        return true;
+      size_t close = after.find(']');
+      if (close == StringRef::npos)
+        return true;
+      StringRef list = after.take_front(close);
+      SmallVector<StringRef> items;
+      list.split(items, ',');
+      bool empty = list.trim().empty();
+      for (StringRef item : items) {
+        int64_t value;
+        if (!empty && item.trim().getAsInteger(10, value))
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool tooLarge(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   return shaped && shaped.hasStaticShape() &&
@@ -127,6 +160,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   });
 
   StringRef text(reinterpret_cast<const char *>(data), size);
+  if (hitsKnownParserCrash(text))
+    return 0;
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, ParserConfig(&context), "fuzz-input");
   if (!module || failed(verify(*module)) || hasLargeValues(*module))
