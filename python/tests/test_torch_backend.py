@@ -80,10 +80,10 @@ def test_cli_output_goes_through_amp_opt(tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "#amp.autocast<device_type = cpu, dtype = bf16>" in text
-    amp_opt = os.path.join(ROOT, "build", "bin", "amp-opt")
-    if not os.path.exists(amp_opt):  # AMP_MLIR_CAPI_LIBRARY pointing at another build
-        amp_opt = os.path.join(os.path.dirname(os.path.dirname(
-            os.environ["AMP_MLIR_CAPI_LIBRARY"])), "bin", "amp-opt")
+    # amp-opt of the build whose library the package loads.
+    capi = os.environ.get("AMP_MLIR_CAPI_LIBRARY",
+                          os.path.join(ROOT, "build", "lib", "libAmpMLIRCAPI.so"))
+    amp_opt = os.path.join(os.path.dirname(os.path.dirname(capi)), "bin", "amp-opt")
     opt = subprocess.run([amp_opt, str(out), "--amp-cpu-pipeline", "-o", os.devnull],
                          capture_output=True, text=True, timeout=600)
     assert opt.returncode == 0, opt.stderr[-2000:]

@@ -125,6 +125,12 @@ def test_bad_autocast_lists_valid_spellings():
                                 autocast=("cpu", "float32"))
     with pytest.raises(ValueError, match="mode must be"):
         amp_torch.compile(TwoOut(), (torch.randn(3, 6), torch.randn(4)), mode="fast")
+    with pytest.raises(ValueError, match="weights must be 'args' or 'inline'"):
+        amp_torch.import_module(TwoOut(), (torch.randn(3, 6), torch.randn(4)), weights="x")
+    with pytest.raises(ValueError, match="device must be 'cpu' or 'cuda'"):
+        amp_torch.compile(TwoOut(), (torch.randn(3, 6), torch.randn(4)), device="tpu")
+    with pytest.raises(TypeError, match="expected a torch.nn.Module, got function"):
+        amp_torch.import_module(lambda x: x, (torch.randn(3),))
 
 
 class Erfinv(torch.nn.Module):
