@@ -21,7 +21,6 @@ import copy
 import sys
 import time
 
-import torch_mlir  # noqa: F401  (before amp's JIT runs: its bundled LLVM)
 import numpy as np
 import torch
 import torch.nn as nn

@@ -19,12 +19,10 @@ loss, a few generated characters, and PASS when the final training loss
 (mean of the last 20 steps) is below 0.85 x the unigram entropy.
 """
 import argparse
-import math
 import os
 import sys
 import time
 
-import torch_mlir  # noqa: F401  (before amp's JIT runs: its bundled LLVM)
 import numpy as np
 import torch
 import torch.nn as nn

@@ -9,7 +9,6 @@ state over a skipped step, in-place updates, and the errors for bad input.
 """
 import copy
 
-import torch_mlir  # noqa: F401  (before amp's JIT runs: its bundled LLVM)
 import numpy as np
 import pytest
 import torch
