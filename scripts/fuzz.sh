@@ -47,4 +47,7 @@ flags=(-dict="$root/tools/amp-fuzz/amp.dict" -max_len=16384 -timeout=30
 if [[ -n "${AMP_FUZZ_JOBS:-}" ]]; then
   flags+=(-jobs="$AMP_FUZZ_JOBS" -workers="$AMP_FUZZ_JOBS")
 fi
-exec "$build/bin/amp-fuzz" "${flags[@]}" "$@" "$fuzz/corpus" "$seeds"
+# libFuzzer's link puts libstdc++ before the shared ASan runtime, which must
+# come first: preload it.
+LD_PRELOAD="$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)" \
+  exec "$build/bin/amp-fuzz" "${flags[@]}" "$@" "$fuzz/corpus" "$seeds"
