@@ -30,12 +30,12 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import numpy as np
 import torch
 import torch.nn as nn
 from torch_mlir.fx import get_decomposition_table, stateless_fx_import
+from timing import median_time  # bench/timing.py
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import amp_mlir as amp  # noqa: E402  (after the path is set)
@@ -108,17 +108,6 @@ def autocast_text(text):
     return re.sub(r"(func\.func @forward\([^{]*\)\s*->\s*[^{]*?)\s*\{",
                   r"\1 attributes {amp.autocast = #amp.autocast<device_type = cpu>} {",
                   text, count=1)
-
-
-def median_time(fn, repeat, warmup=2):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def torch_times(what, repeat):
@@ -205,7 +194,7 @@ def bench_gemm(sizes, repeat):
         rng = np.random.default_rng(0)
         a = rng.standard_normal((n, n)).astype(np.float32)
         b = rng.standard_normal((n, n)).astype(np.float32)
-        r = max(2, repeat // (n // 1024) ** 2)
+        r = max(2, repeat // max(1, n // 1024) ** 2)
         t32, t16 = torch_times(f"gemm:{n}", r)
         g = {"torch f32": flops / t32, "torch bf16": flops / t16}
         for gemm in ("codegen", "onednn"):

@@ -27,10 +27,10 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 import torch
 import torchvision
+from timing import median_time  # bench/timing.py
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -54,22 +54,12 @@ def build(name):
     raise ValueError(f"unknown model {name!r}")
 
 
-def median_s(fn, repeat):
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
-
-
 def torch_child(name, repeat):
     model, args = build(name)
     with torch.no_grad():
-        f32 = median_s(lambda: model(*args), repeat)
+        f32 = median_time(lambda: model(*args), repeat)
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            amp = median_s(lambda: model(*args), repeat)
+            amp = median_time(lambda: model(*args), repeat)
     print(f32, amp)
 
 
@@ -138,8 +128,8 @@ def main():
         eager_fn = amp_torch.compile(model, inputs, autocast=("cpu", "bfloat16"),
                                      mode="eager")
         errs = [rel_l2(fn(*inputs), ref) for fn in (f32_fn, graph_fn, eager_fn)]
-        ms_f32 = 1e3 * median_s(lambda: f32_fn(*inputs), args.repeat)
-        ms_amp = 1e3 * median_s(lambda: graph_fn(*inputs), args.repeat)
+        ms_f32 = 1e3 * median_time(lambda: f32_fn(*inputs), args.repeat)
+        ms_amp = 1e3 * median_time(lambda: graph_fn(*inputs), args.repeat)
         print(f"| {name} | {ops} ({linalg}) | {bf16} | {f32} | {casts} | {errs[0]:.1e} | "
               f"{errs[1]:.1e} | {errs[2]:.1e} | {torch_err:.1e} | "
               f"{f32_fn.compile_seconds:.1f} / {graph_fn.compile_seconds:.1f} | "

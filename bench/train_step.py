@@ -26,10 +26,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "examples", "training"))
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from timing import median_time  # noqa: E402  (bench/timing.py)
 
 
 def ce(m, x, y):
@@ -57,17 +57,6 @@ def build(name):
 
 def optimizer(model):
     return torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-
-
-def median_time(fn, repeat, warmup):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def torch_child(name, repeat, warmup):

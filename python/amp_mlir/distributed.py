@@ -25,7 +25,6 @@ module that calls it), :mod:`.training` and :mod:`.digits` import it.
 import atexit
 import ctypes
 import sys
-import traceback
 import zlib
 
 import numpy as np

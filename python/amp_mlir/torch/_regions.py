@@ -32,7 +32,7 @@ from typing import List
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch_mlir.compiler_utils import OutputType, run_pipeline_with_repro_report
-from torch_mlir.extras.fx_importer import FxImporter, GraphNodeImporter
+from torch_mlir.extras.fx_importer import GraphNodeImporter
 from torch_mlir.fx import _module_lowering, get_decomposition_table
 from torch_mlir.passmanager import PassManager
 from torch_mlir.ir import (FlatSymbolRefAttr, FunctionType, InsertionPoint, Operation,
