@@ -167,6 +167,27 @@ def _new_importer(diagnostics, node_importer=None):
     return FxImporter(context=context)
 
 
+def _check_static_shapes(gm):
+    """Raises :class:`TorchImportError` for the first node whose result has a
+    symbolic size (a data-dependent shape: boolean-mask indexing, nonzero,
+    unique). amp-mlir compiles static shapes, and torch-mlir's import does
+    not return on some of these graphs, so they are refused before it runs."""
+    for node in gm.graph.nodes:
+        if node.op not in ("call_function", "call_method"):
+            continue
+        vals = node.meta.get("val")
+        vals = vals if isinstance(vals, (list, tuple)) else [vals]
+        for val in vals:
+            sizes = val.shape if isinstance(val, torch.Tensor) else [val]
+            if any(isinstance(d, torch.SymInt) for d in sizes):
+                op = str(node.target).rsplit(".", 1)[0] if node.op == "call_function" \
+                    else str(node.target)
+                raise TorchImportError(
+                    op, _user_frame(node.meta.get("stack_trace")),
+                    "its result has a data-dependent or dynamic shape; amp-mlir "
+                    "compiles static shapes only")
+
+
 def import_fx_graph(gm: torch.fx.GraphModule, example_inputs=None, *,
                     func_name="forward", autocast=None, debug_info=True) -> str:
     """Imports an FX graph whose inputs are all placeholders (no parameters
@@ -191,12 +212,14 @@ def import_fx_graph(gm: torch.fx.GraphModule, example_inputs=None, *,
             diagnostics name them.
 
     Raises:
-        TorchImportError: an op torch-mlir cannot lower to linalg, or one it
-            lowers to a dialect amp-mlir does not compile (``tm_tensor``).
+        TorchImportError: an op torch-mlir cannot lower to linalg, one it
+            lowers to a dialect amp-mlir does not compile (``tm_tensor``), or
+            one with a data-dependent shape (``x[x > 0]``, ``nonzero``).
         ValueError: an unsupported ``autocast`` spelling.
     """
     del example_inputs
     attribute = autocast_attribute(autocast) if autocast is not None else None
+    _check_static_shapes(gm)
     diagnostics = []
     importer = _new_importer(diagnostics)
     try:
@@ -259,6 +282,7 @@ def _decorate(text, func_name, attribute):
 def _import_regions(gm, flat_inputs, autocast):
     """:func:`import_fx_graph` for an exported graph with the user's
     ``torch.autocast`` blocks (see :mod:`._regions`)."""
+    _check_static_shapes(gm)
     diagnostics = []
     try:
         module, bodies, configs = import_with_regions(

@@ -41,12 +41,10 @@ from ..compiler import compile as amp_compile, pipeline_for
 from ..ir import Context
 from ..training import (communicator_for, data_parallel_lines, guarded_update_lines,
                         unscale_lines)
+from ._export import parse_autocast
 from ._joint import UnsupportedOpError, export_joint
 
 __all__ = ["compile_train_step", "TrainStep", "UnsupportedOpError"]
-
-_DTYPES = {"float16": "f16", "f16": "f16", torch.float16: "f16", "half": "f16",
-           "bfloat16": "bf16", "bf16": "bf16", torch.bfloat16: "bf16"}
 
 _ELEMENT_TYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
                   torch.int64: "i64", torch.int32: "i32", torch.bool: "i1"}
@@ -369,18 +367,6 @@ def _scaler_settings(scaler):
             "growth_interval": int(state["growth_interval"])}
 
 
-def _autocast(autocast, device):
-    if autocast is None:
-        return None
-    try:
-        dev, dtype = autocast
-    except (TypeError, ValueError):
-        raise ValueError(f"autocast must be None or (device_type, dtype), got {autocast!r}")
-    if dev not in ("cpu", "cuda") or dtype not in _DTYPES:
-        raise ValueError(f"autocast must be (cpu|cuda, float16|bfloat16), got {autocast!r}")
-    return dev, _DTYPES[dtype]
-
-
 def _memref(tensor_type):
     return "memref" + tensor_type[len("tensor"):]
 
@@ -520,7 +506,7 @@ class TrainStep:
         if isinstance(example_args, torch.Tensor):
             example_args = (example_args,)
         example_args = tuple(example_args)
-        self._autocast = _autocast(autocast, device)
+        self._autocast = parse_autocast(autocast)
         self._scaling = _scaler_settings(scaler)
         named = [(n, p) for n, p in model.named_parameters()]
         for n, p in named:
