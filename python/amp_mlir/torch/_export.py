@@ -169,22 +169,24 @@ def _new_importer(diagnostics, node_importer=None):
 
 def _check_static_shapes(gm):
     """Raises :class:`TorchImportError` for the first node whose result has a
-    symbolic size (a data-dependent shape: boolean-mask indexing, nonzero,
+    data-dependent size (an unbacked symbol: boolean-mask indexing, nonzero,
     unique). amp-mlir compiles static shapes, and torch-mlir's import does
-    not return on some of these graphs, so they are refused before it runs."""
+    not return on some of these graphs, so they are refused before it runs.
+    (Backed symbols, which torch.compile's graphs carry for sizes it knows,
+    are fine.)"""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
     for node in gm.graph.nodes:
         if node.op not in ("call_function", "call_method"):
             continue
         vals = node.meta.get("val")
         vals = vals if isinstance(vals, (list, tuple)) else [vals]
         for val in vals:
-            sizes = val.shape if isinstance(val, torch.Tensor) else [val]
-            if any(isinstance(d, torch.SymInt) for d in sizes):
+            if isinstance(val, (torch.Tensor, torch.SymInt)) and free_unbacked_symbols(val):
                 op = str(node.target).rsplit(".", 1)[0] if node.op == "call_function" \
                     else str(node.target)
                 raise TorchImportError(
                     op, _user_frame(node.meta.get("stack_trace")),
-                    "its result has a data-dependent or dynamic shape; amp-mlir "
+                    "its result has a data-dependent shape; amp-mlir "
                     "compiles static shapes only")
 
 
