@@ -29,7 +29,7 @@ logs="$build/sanitizer-logs"
 rm -rf "$logs"; mkdir -p "$logs"
 # Every report goes to a file as well as failing the process: errors stop
 # it (halt_on_error); leaks are sorted by utils/lsan_filter.py.
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=$logs/asan:log_exe_name=1:detect_odr_violation=0:alloc_dealloc_mismatch=0"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=$logs/asan:log_exe_name=1:detect_odr_violation=0:alloc_dealloc_mismatch=0:allow_user_poisoning=0"  # see scripts/fuzz.sh
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 export LSAN_OPTIONS="exitcode=0"
 
