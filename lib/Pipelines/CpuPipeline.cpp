@@ -60,15 +60,12 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                    options.gemm + "'";
     return failure();
   }
-  // TODO: VNNI packing + x86vector avx512 bf16 dot and AMX tiles for bf16
-  // contractions in the code generator. Until then it emits FMA vector code
-  // on every machine; say so when a user asks for the specialised paths
-  // without oneDNN (gemm=onednn uses oneDNN's bf16 kernels).
-  if ((features == "avx512bf16" || features == "amx") && gemm == "codegen")
-    llvm::errs() << "warning: amp-cpu-pipeline: cpu-features=" << features
-                 << " code generation is not implemented yet; bf16 "
-                    "contractions use FMA vector code (gemm=onednn calls "
-                    "oneDNN's)\n";
+  // AMX tiles are not generated: an AMX CPU has AVX512-BF16, which the
+  // code generator uses (gemm=onednn calls oneDNN's AMX kernels).
+  if (features == "amx" && gemm == "codegen")
+    llvm::errs() << "warning: amp-cpu-pipeline: cpu-features=amx: no AMX code "
+                    "generation; bf16 contractions use AVX512-BF16 "
+                    "(vdpbf16ps) (gemm=onednn calls oneDNN's AMX kernels)\n";
   for (auto [name, tile] :
        {std::pair<StringRef, ArrayRef<int64_t>>{"cache-tile", options.cacheTile},
         {"register-tile", options.registerTile}}) {
@@ -113,9 +110,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.registerTile = llvm::to_vector(options.registerTile);
   tileOptions.parallel = options.parallel;
   tileOptions.packRhs = options.packRhs;
+  tileOptions.cpuFeatures = options.cpuFeatures;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
   if (failed(addPassList(pm,
-                       "func.func(canonicalize,cse,loop-invariant-subset-hoisting,"
+                       "func.func(canonicalize,cse,loop-invariant-code-motion,"
+                       "loop-invariant-subset-hoisting,"
                        "canonicalize)",
                        errorMessage)))
     return failure();
@@ -137,6 +136,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     return failure();
   if (gemm == "onednn")
     pm.addPass(createAmpCpuOnednnContractions());
+  // The bf16 pairs of AVX512-BF16 tiles: one 1-D load per row of pairs.
+  pm.addNestedPass<func::FuncOp>(createAmpCpuFlattenPairTransfers());
 
   // The scf.forall over cache tiles becomes an OpenMP parallel loop (LLVM's
   // libomp, loaded by amp-runner and the C API's JIT). The fork-join is
@@ -176,7 +177,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "finalize-memref-to-llvm{use-generic-functions=true},"
           "convert-scf-to-cf,"
           "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-          "vector-transpose-lowering=shuffle1d},"
+          "vector-transpose-lowering=shuffle1d enable-x86vector=true},"
           "convert-openmp-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
           "convert-to-llvm,"
           "reconcile-unrealized-casts,canonicalize,cse",

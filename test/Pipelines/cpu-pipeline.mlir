@@ -1,9 +1,10 @@
 // amp-cpu-pipeline: autocast IR down to the LLVM dialect; bad options are
 // rejected with a message.
-// RUN: amp-opt %s --amp-cpu-pipeline | FileCheck %s
-// RUN: amp-opt %s --amp-cpu-pipeline=parallel=false | FileCheck %s
+// RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=generic | FileCheck %s
+// RUN: amp-opt %s --amp-cpu-pipeline="parallel=false cpu-features=generic" | FileCheck %s
+// RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=avx512bf16 | FileCheck %s --check-prefix=DOT
 // RUN: amp-opt %s --amp-cpu-pipeline="mode=eager cpu-features=generic cache-tile=32,32,32 register-tile=4,8,4" | FileCheck %s --check-prefix=PAR
-// RUN: amp-opt %s --amp-cpu-pipeline="cache-tile=32,32,32 parallel=false" | FileCheck %s --check-prefix=SEQ
+// RUN: amp-opt %s --amp-cpu-pipeline="cache-tile=32,32,32 parallel=false cpu-features=generic" | FileCheck %s --check-prefix=SEQ
 // RUN: not amp-opt %s --amp-cpu-pipeline=mode=fast 2>&1 | FileCheck %s --check-prefix=MODE
 // RUN: not amp-opt %s --amp-cpu-pipeline=cpu-features=sse 2>&1 | FileCheck %s --check-prefix=FEATURES
 // RUN: not amp-opt %s --amp-cpu-pipeline=register-tile=4,8 2>&1 | FileCheck %s --check-prefix=TILE
@@ -18,6 +19,20 @@
 // CHECK-NOT: amp.
 // CHECK: llvm.intr.fmuladd{{.*}}vector<{{[0-9]+}}xf32>
 // CHECK-LABEL: llvm.func @_mlir_ciface_mm
+
+// With AVX512-BF16 the autocast bf16 x bf16 -> f32 matmul is vdpbf16ps
+// (B packed in VNNI layout, x86vector.avx512.dot lowered to its intrinsic);
+// the f32 @big keeps FMAs.
+// DOT-LABEL: llvm.func @mm
+// DOT-NOT: vector.
+// DOT-NOT: x86vector.
+// DOT: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"({{.*}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
+// DOT-NOT: llvm.intr.fmuladd
+// DOT-LABEL: llvm.func @_mlir_ciface_mm
+// DOT-LABEL: llvm.func @big
+// DOT-NOT: dpbf16ps
+// DOT: llvm.intr.fmuladd{{.*}}vector<16xf32>
+// DOT-NOT: dpbf16ps
 
 // With 32x32 cache tiles the 8x8 tiles of the 256^3 matmul (2^25 flops, the
 // threshold) are the iterations of one OpenMP worksharing loop (both tile
@@ -49,7 +64,7 @@ func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
 // RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=amx -o /dev/null 2>&1 | FileCheck %s --check-prefix=AMX
-// AMX: warning: amp-cpu-pipeline: cpu-features=amx code generation is not implemented yet; bf16 contractions use FMA vector code (gemm=onednn calls oneDNN's)
+// AMX: warning: amp-cpu-pipeline: cpu-features=amx: no AMX code generation; bf16 contractions use AVX512-BF16 (vdpbf16ps) (gemm=onednn calls oneDNN's AMX kernels)
 
 func.func @big(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32

@@ -10,6 +10,7 @@
 
 #include "amp/Codegen/CPU/Passes.h"
 
+#include "CpuTarget.h"
 #include "OnednnMatch.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/X86Vector/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -50,8 +52,22 @@ constexpr int64_t kMinParallelFlops = int64_t(1) << 25;
 constexpr int64_t kMinPackedRhsBytes = int64_t(256) << 10;
 
 /// Marks the register tiles between tiling and vectorization (peeling and
-/// canonicalization clone and rebuild them).
+/// canonicalization clone and rebuild them). Its value is the kind of tile:
+/// unit for the FMA tiles, kDotTile for the AVX512-BF16 ones.
 constexpr StringLiteral kRegisterTileMarker = "__amp_register_tile__";
+constexpr StringLiteral kDotTile = "bf16-dot";
+
+/// Marks a bf16 x bf16 -> f32 contraction packed for AVX512-BF16
+/// (packForBf16Dot) until it is tiled.
+constexpr StringLiteral kDotContractionMarker = "__amp_bf16_dot__";
+
+/// Tile sizes (m, n, k) of the AVX512-BF16 contractions (k in elements, two
+/// per VNNI pair): the register tile holds 6 x 64 f32 accumulators (24 of
+/// the 32 zmm registers: 6 rows of four 16-lane vdpbf16ps), leaving four
+/// for the B row and the broadcast A pair; one k pair per step (LLVM
+/// unrolls). n_r is also the width of B's packed panels.
+constexpr int64_t kDotCacheTile[3] = {128, 128, 256};
+constexpr int64_t kDotRegisterTile[3] = {6, 64, 2};
 
 /// The largest divisor of `size` that is at most `target` (>= 1), so tiles
 /// are full and their shapes static.
@@ -227,6 +243,192 @@ bool shouldPackRhs(linalg::MatmulOp op, int64_t nr) {
   return nr > 1 && n % nr == 0 && n > nr && bytes >= kMinPackedRhsBytes;
 }
 
+/// The (n, k) loops of `op` when it is a bf16 x bf16 -> f32 contraction
+/// that the AVX512-BF16 path takes: static shapes on tensors, one m, n and
+/// k loop and at most one batch loop (linalg.matmul and its transposed
+/// forms, batch_matmul, such generics), every operand indexed by a
+/// projected permutation.
+std::optional<std::pair<unsigned, unsigned>>
+matchBf16Dot(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      op->getNumResults() != 1 || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
+      llvm::is_contained(op.getStaticLoopRanges(), 0))
+    return std::nullopt;
+  auto elem = [&](Value v) { return getElementTypeOrSelf(v.getType()); };
+  if (!elem(op.getDpsInputOperand(0)->get()).isBF16() ||
+      !elem(op.getDpsInputOperand(1)->get()).isBF16() ||
+      !elem(op.getDpsInitOperand(0)->get()).isF32())
+    return std::nullopt;
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return map.isProjectedPermutation(/*allowZeroInResults=*/false);
+      }))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return std::nullopt;
+  return std::make_pair(dims->n.front(), dims->k.front());
+}
+
+/// The panel width n_r for an n extent: the register tile's n (a multiple
+/// of 16, the f32 lanes of a zmm register) unless a narrower multiple of
+/// 16 pads N much less (N = 80 takes 16, not 64 with 48 columns of
+/// zeros).
+int64_t dotPanelWidth(int64_t n, int64_t nr) {
+  auto padded = [&](int64_t w) { return llvm::divideCeil(n, w) * w; };
+  int64_t best = padded(16);
+  for (int64_t w = nr; w > 16; w -= 16)
+    if (padded(w) * 8 <= best * 9)
+      return w;
+  return 16;
+}
+
+/// Packs the bf16 x bf16 -> f32 contraction `op` (loops `nDim`, `kDim`) for
+/// AVX512-BF16 `vdpbf16ps`, which multiplies pairs of consecutive k: B
+/// becomes [batch] x N/n_r x K/2 x n_r x 2 (VNNI: the two k of a pair next
+/// to each other, each K/2 x n_r x 2 panel contiguous), A keeps its layout
+/// with K split into K/2 x 2 (a reshape; a transposed A is transposed by
+/// the pack, its pairs must be contiguous too), C is viewed as
+/// [batch] x M x N/n_r x n_r. An odd K and an N that n_r does not divide
+/// are padded with zeros (upstream `linalg::pack` with a zero padding
+/// value; the padded part of C is dropped by the unpack). The packed
+/// contraction's loops are ordered (batch, N/n_r, M, n_r, K/2, 2): the
+/// order of the vector.contract that upstream's
+/// populateVectorContractToPackedTypeDotProductPatterns takes once the
+/// register tile is unrolled to 1 x 16 x 1 x 2.
+FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
+                                           linalg::LinalgOp op, unsigned nDim,
+                                           unsigned kDim, int64_t nr) {
+  rewriter.setInsertionPoint(op);
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<OpFoldResult> sizes(numLoops, rewriter.getIndexAttr(0));
+  sizes[nDim] = rewriter.getIndexAttr(nr);
+  sizes[kDim] = rewriter.getIndexAttr(2);
+  FailureOr<linalg::PackResult> packed = linalg::pack(rewriter, op, sizes);
+  if (failed(packed))
+    return failure();
+  linalg::LinalgOp packedOp = packed->packedLinalgOp;
+  // B's pack: outer dims (batch, n, k) in that order, inner tiles (n_r, 2).
+  auto rhsPack =
+      packedOp.getDpsInputOperand(1)->get().getDefiningOp<linalg::PackOp>();
+  if (!rhsPack)
+    return failure();
+  AffineMap rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  int64_t rank = rhsMap.getNumResults();
+  SmallVector<int64_t> outerPerm;
+  int64_t nPos = *rhsMap.getResultPosition(
+      getAffineDimExpr(nDim, rewriter.getContext()));
+  int64_t kPos = *rhsMap.getResultPosition(
+      getAffineDimExpr(kDim, rewriter.getContext()));
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != nPos && i != kPos)
+      outerPerm.push_back(i);
+  outerPerm.push_back(nPos);
+  outerPerm.push_back(kPos);
+  SmallVector<int64_t> innerPerm = {0, 1};
+  if (rhsPack.getStaticInnerTiles().front() == 2 && nr != 2)
+    innerPerm = {1, 0};
+  FailureOr<linalg::PackTransposeResult> transposed =
+      linalg::packTranspose(rewriter, rhsPack, packedOp,
+                            /*maybeUnPackOp=*/nullptr, outerPerm, innerPerm);
+  if (failed(transposed))
+    return failure();
+  auto generic = dyn_cast<linalg::GenericOp>(
+      transposed->transposedLinalgOp.getOperation());
+  if (!generic)
+    return failure();
+  // Loops: the original ones, then the inner n_r and 2 in the order of
+  // their original loops. Reorder to (batch, N/n_r, M, n_r, K/2, 2).
+  unsigned nInner = numLoops + (nDim < kDim ? 0 : 1);
+  unsigned kInner = numLoops + (nDim < kDim ? 1 : 0);
+  SmallVector<unsigned> order;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return failure();
+  for (unsigned b : dims->batch)
+    order.push_back(b);
+  order.append({nDim, dims->m.front(), nInner, kDim, kInner});
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(interchanged))
+    return failure();
+  // The packs become pads, reshapes and transposes, which bufferize.
+  SmallVector<linalg::PackOp> packs;
+  SmallVector<linalg::UnPackOp> unpacks;
+  for (Value v : interchanged->getOperands())
+    if (auto pack = v.getDefiningOp<linalg::PackOp>())
+      packs.push_back(pack);
+  for (Operation *user : interchanged->getResult(0).getUsers())
+    if (auto unpack = dyn_cast<linalg::UnPackOp>(user))
+      unpacks.push_back(unpack);
+  for (linalg::PackOp pack : packs) {
+    rewriter.setInsertionPoint(pack);
+    if (failed(linalg::lowerPack(rewriter, pack)))
+      return failure();
+  }
+  for (linalg::UnPackOp unpack : unpacks) {
+    rewriter.setInsertionPoint(unpack);
+    if (failed(linalg::lowerUnPack(rewriter, unpack)))
+      return failure();
+  }
+  (*interchanged)->setAttr(kDotContractionMarker, rewriter.getUnitAttr());
+  return cast<linalg::LinalgOp>(interchanged->getOperation());
+}
+
+/// The shape that the AVX512-BF16 register tile's vector ops are unrolled
+/// to: the vector.contract to 1 x 16 x 1 x 2 (one vdpbf16ps), B's reads to
+/// 1 x 16 x 2 (one zmm register of 16 VNNI pairs), A's to 1 x 1 x 2 (the
+/// pair that is broadcast), the accumulator's to 1 x 16.
+std::optional<SmallVector<int64_t>> dotUnrollShape(Operation *op) {
+  if (auto contract = dyn_cast<vector::ContractionOp>(op)) {
+    SmallVector<int64_t> shape(contract.getIteratorTypes().size(), 1);
+    // Loops (m, n, k/2, 2) as packForBf16Dot ordered them.
+    if (shape.size() != 4)
+      return std::nullopt;
+    shape[1] = 16;
+    shape[3] = 2;
+    return shape;
+  }
+  VectorType type;
+  if (auto read = dyn_cast<vector::TransferReadOp>(op))
+    type = read.getVectorType();
+  else if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+    type = write.getVectorType();
+  if (!type || type.getRank() < 2)
+    return std::nullopt;
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  if (type.getElementType().isBF16()) {
+    shape.back() = 2;
+    shape[shape.size() - 2] = std::min<int64_t>(16, type.getShape().drop_back().back());
+  } else {
+    shape.back() = 16;
+  }
+  return shape;
+}
+
+/// True for the vector ops of an AVX512-BF16 register tile: its
+/// vector.contract (bf16 operands, f32 accumulator, 4 loops, a last
+/// reduction of 2) and the transfers that feed it and store its result.
+bool isDotTileVectorOp(Operation *op) {
+  auto isDotContract = [](Operation *user) {
+    auto contract = dyn_cast_or_null<vector::ContractionOp>(user);
+    return contract && contract.getLhsType().getElementType().isBF16() &&
+           getElementTypeOrSelf(contract.getAccType()).isF32() &&
+           contract.getIteratorTypes().size() == 4 &&
+           contract.getRhsType().getShape().back() == 2;
+  };
+  if (isDotContract(op))
+    return true;
+  if (auto read = dyn_cast<vector::TransferReadOp>(op))
+    return llvm::any_of(read->getUsers(), isDotContract);
+  if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+    return isDotContract(write.getVector().getDefiningOp());
+  return false;
+}
+
 /// Tiles `op` with `sizes` (0: not tiled) into loops of `loopType`; returns
 /// the tiled op, and the loops (outermost first) in `loops` when given.
 FailureOr<TilingInterface>
@@ -289,7 +491,8 @@ struct AmpCpuTileAndVectorizePass
   /// registers, peels partial register tiles, and marks the register tiles
   /// for vectorization.
   void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                       ArrayRef<int64_t> cache, ArrayRef<int64_t> reg) {
+                       ArrayRef<int64_t> cache, ArrayRef<int64_t> reg,
+                       Attribute marker) {
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims))
@@ -339,7 +542,7 @@ struct AmpCpuTileAndVectorizePass
                        "contraction; it is lowered to scalar loops");
       return;
     }
-    tiled->getOperation()->setAttr(kRegisterTileMarker, rewriter.getUnitAttr());
+    tiled->getOperation()->setAttr(kRegisterTileMarker, marker);
     // Peel the partial last iteration of each register loop, innermost
     // first, so that the peeled copies of outer loops contain the already
     // peeled inner ones: every tile then has a static shape.
@@ -382,7 +585,45 @@ struct AmpCpuTileAndVectorizePass
           });
     }
 
-    // 2. Large matmuls get their B operand packed into register-wide panels.
+    // 2a. On a CPU with AVX512-BF16, bf16 x bf16 -> f32 contractions get
+    // B packed in VNNI layout for vdpbf16ps (x86vector.avx512.dot).
+    FailureOr<amp::CpuTarget> target = amp::getCpuTarget(cpuFeatures);
+    if (failed(target)) {
+      emitError(func.getLoc())
+          << "amp-cpu-tile-and-vectorize: cpu-features must be host, "
+             "generic, avx512bf16 or amx, got '"
+          << cpuFeatures << "'";
+      return signalPassFailure();
+    }
+    SmallVector<int64_t> dotCache, dotReg;
+    if (failed(readTile(dotCacheTile, kDotCacheTile, dotCache,
+                        "dot-cache-tile")) ||
+        failed(readTile(dotRegisterTile, kDotRegisterTile, dotReg,
+                        "dot-register-tile")))
+      return signalPassFailure();
+    if (dotReg[1] % 16 != 0 || dotReg[2] != 2) {
+      emitError(func.getLoc())
+          << "amp-cpu-tile-and-vectorize: 'dot-register-tile' takes an n "
+             "that is a multiple of 16 and a k of 2";
+      return signalPassFailure();
+    }
+    if (target->avx512bf16) {
+      SmallVector<std::pair<linalg::LinalgOp, std::pair<unsigned, unsigned>>>
+          dots;
+      func.walk([&](linalg::LinalgOp op) {
+        if (op->hasAttr(amp::kOnednnMarker))
+          return;
+        if (auto nk = matchBf16Dot(op))
+          dots.push_back({op, *nk});
+      });
+      for (auto [op, nk] : dots) {
+        int64_t n = op.getStaticLoopRanges()[nk.first];
+        (void)packForBf16Dot(rewriter, op, nk.first, nk.second,
+                             dotPanelWidth(n, dotReg[1]));
+      }
+    }
+
+    // 2b. Large matmuls get their B operand packed into register-wide panels.
     SmallVector<linalg::MatmulOp> matmuls;
     func.walk([&](linalg::MatmulOp op) {
       if (packRhs && !op->hasAttr(amp::kOnednnMarker) &&
@@ -403,19 +644,34 @@ struct AmpCpuTileAndVectorizePass
           !llvm::is_contained(op.getStaticLoopRanges(), 0))
         contractions.push_back(op);
     });
-    for (linalg::LinalgOp op : contractions)
-      tileContraction(rewriter, op, cache, reg);
+    for (linalg::LinalgOp op : contractions) {
+      if (op->removeAttr(kDotContractionMarker)) {
+        // n_r is the panel width the packing chose.
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        SmallVector<int64_t> tileReg = {dotReg[0], ranges[ranges.size() - 3],
+                                        2};
+        tileContraction(rewriter, op, dotCache, tileReg,
+                        rewriter.getStringAttr(kDotTile));
+      } else {
+        tileContraction(rewriter, op, cache, reg, rewriter.getUnitAttr());
+      }
+    }
 
     // 4. Fold the peeled loops' bounds into the tiles' shapes, then
     // vectorize every register tile.
     if (failed(applyPatternsGreedily(func, canonicalization)))
       return signalPassFailure();
-    SmallVector<linalg::LinalgOp> registerTiles;
+    SmallVector<std::pair<linalg::LinalgOp, bool>> registerTiles;
+    bool anyDotTile = false;
     func.walk([&](linalg::LinalgOp op) {
-      if (op->removeAttr(kRegisterTileMarker))
-        registerTiles.push_back(op);
+      Attribute marker = op->removeAttr(kRegisterTileMarker);
+      if (!marker)
+        return;
+      bool dot = isa<StringAttr>(marker);
+      anyDotTile |= dot;
+      registerTiles.push_back({op, dot});
     });
-    for (linalg::LinalgOp tileOp : registerTiles) {
+    for (auto [tileOp, dot] : registerTiles) {
       rewriter.setInsertionPoint(tileOp);
       // A packed contraction's register tile has unit loops (one panel):
       // drop them, so that it vectorizes to the same 2-D contraction as a
@@ -425,6 +681,18 @@ struct AmpCpuTileAndVectorizePass
         linalg::ControlDropUnitDims control;
         control.rankReductionStrategy = linalg::ControlDropUnitDims::
             RankReductionStrategy::ExtractInsertSlice;
+        // An AVX512-BF16 tile keeps its K/2 loop (of 1): upstream's
+        // packed-type dot-product patterns recognise the VNNI layout by
+        // its two reduction dimensions.
+        if (dot)
+          control.controlFn = [](Operation *op) {
+            SmallVector<unsigned> parallelDims;
+            auto g = cast<linalg::GenericOp>(op);
+            for (auto [i, type] : llvm::enumerate(g.getIteratorTypesArray()))
+              if (type == utils::IteratorType::parallel)
+                parallelDims.push_back(i);
+            return parallelDims;
+          };
         FailureOr<linalg::DropUnitDimsResult> dropped =
             linalg::dropUnitDims(rewriter, generic, control);
         if (succeeded(dropped)) {
@@ -457,6 +725,98 @@ struct AmpCpuTileAndVectorizePass
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();
+
+    // 6. AVX512-BF16 register tiles: unroll the vector.contract and its
+    // transfers to one vdpbf16ps each (upstream vector unrolling), then
+    // upstream's packed-type dot-product patterns turn each 1 x 16 x 1 x 2
+    // contraction into a broadcast of A's pair and x86vector.avx512.dot.
+    if (anyDotTile) {
+      // The vectorizer extends the bf16 operands to f32 before the
+      // contraction; vdpbf16ps takes them as bf16.
+      func.walk([&](vector::ContractionOp contract) {
+        if (contract.getIteratorTypes().size() != 4 ||
+            !getElementTypeOrSelf(contract.getAccType()).isF32())
+          return;
+        auto lhs = contract.getLhs().getDefiningOp<arith::ExtFOp>();
+        auto rhs = contract.getRhs().getDefiningOp<arith::ExtFOp>();
+        if (!lhs || !rhs ||
+            !getElementTypeOrSelf(lhs.getIn().getType()).isBF16() ||
+            !getElementTypeOrSelf(rhs.getIn().getType()).isBF16() ||
+            contract.getRhsType().getShape().back() != 2)
+          return;
+        rewriter.modifyOpInPlace(contract, [&] {
+          contract.getLhsMutable().assign(lhs.getIn());
+          contract.getRhsMutable().assign(rhs.getIn());
+        });
+      });
+      // The accumulator's write: step 5 lowered its rank-reducing map into
+      // a broadcast and transpose of the result, while its read kept the
+      // map; loop-invariant-subset-hoisting pairs only a read and write of
+      // the same subset, and without the pair the 24 accumulators were
+      // stored to memory on every k step. Fold them back into the map.
+      func.walk([&](vector::TransferWriteOp write) {
+        auto transpose = write.getVector().getDefiningOp<vector::TransposeOp>();
+        if (!transpose || !write.getPermutationMap().isIdentity() ||
+            write.getMask())
+          return;
+        auto broadcast =
+            transpose.getVector().getDefiningOp<vector::BroadcastOp>();
+        if (!broadcast)
+          return;
+        auto source = dyn_cast<VectorType>(broadcast.getSourceType());
+        auto contract = dyn_cast_or_null<vector::ContractionOp>(
+            broadcast.getSource().getDefiningOp());
+        if (!source || !contract || !isDotTileVectorOp(contract))
+          return;
+        int64_t lead = broadcast.getResultVectorType().getRank() -
+                       source.getRank();
+        // The broadcast only adds leading unit dimensions.
+        if (broadcast.getResultVectorType().getShape().drop_front(lead) !=
+                source.getShape() ||
+            llvm::any_of(broadcast.getResultVectorType().getShape().take_front(lead),
+                         [](int64_t d) { return d != 1; }))
+          return;
+        ArrayRef<int64_t> perm = transpose.getPermutation();
+        SmallVector<AffineExpr> results(source.getRank());
+        SmallVector<int64_t> order;
+        for (auto [r, p] : llvm::enumerate(perm))
+          if (p >= lead)
+            order.push_back(p - lead), results[p - lead] =
+                                           rewriter.getAffineDimExpr(r);
+        // Keep it a plain projection (source dims in increasing order).
+        if (!llvm::is_sorted(order))
+          return;
+        AffineMap map = AffineMap::get(perm.size(), 0, results, ctx);
+        rewriter.setInsertionPoint(write);
+        SmallVector<bool> inBounds(source.getRank(), true);
+        rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(
+            write, broadcast.getSource(), write.getBase(), write.getIndices(),
+            AffineMapAttr::get(map), rewriter.getBoolArrayAttr(inBounds));
+      });
+      // The ops to unroll, collected first: once the contraction is
+      // unrolled its transfers no longer feed it directly.
+      llvm::DenseSet<Operation *> toUnroll;
+      func.walk([&](Operation *op) {
+        if (isDotTileVectorOp(op))
+          toUnroll.insert(op);
+      });
+      RewritePatternSet unroll(ctx);
+      vector::populateVectorUnrollPatterns(
+          unroll, vector::UnrollVectorOptions()
+                      .setNativeShapeFn(dotUnrollShape)
+                      .setFilterConstraint([&](Operation *op) {
+                        return success(toUnroll.contains(op));
+                      }));
+      if (failed(applyPatternsGreedily(func, std::move(unroll))) ||
+          failed(applyPatternsGreedily(func, canonicalization)))
+        return signalPassFailure();
+      RewritePatternSet dotPatterns(ctx);
+      x86vector::populateVectorContractToPackedTypeDotProductPatterns(
+          dotPatterns);
+      if (failed(applyPatternsGreedily(func, std::move(dotPatterns))) ||
+          failed(applyPatternsGreedily(func, canonicalization)))
+        return signalPassFailure();
+    }
   }
 };
 

@@ -1,7 +1,7 @@
-// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize=pack-rhs=false | FileCheck %s
-// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=32,64,64 register-tile=4,8,4 pack-rhs=false" | FileCheck %s --check-prefix=SMALL
-// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=64,64,128 parallel=true pack-rhs=false" | FileCheck %s --check-prefix=PAR
-// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize | FileCheck %s --check-prefix=PACK
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="pack-rhs=false cpu-features=generic" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=32,64,64 register-tile=4,8,4 pack-rhs=false cpu-features=generic" | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=64,64,128 parallel=true pack-rhs=false cpu-features=generic" | FileCheck %s --check-prefix=PAR
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize=cpu-features=generic | FileCheck %s --check-prefix=PACK
 
 // A matmul: cache tiles (m 128, n 128, k 256 by default; the single k
 // tile's loop folds away), register tiles (6 x 16, k 8) vectorized into a

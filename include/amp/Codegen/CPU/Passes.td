@@ -59,11 +59,21 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
            "dimensions an scf.forall, so they can run on threads">,
     Option<"packRhs", "pack-rhs", "bool", /*default=*/"true",
            "Pack the B operand of large matmuls into register-wide panels">,
+    ListOption<"dotCacheTile", "dot-cache-tile", "int64_t",
+               "Cache tile sizes (m, n, k) of the AVX512-BF16 contractions">,
+    ListOption<"dotRegisterTile", "dot-register-tile", "int64_t",
+               "Register tile sizes (m, n, k) of the AVX512-BF16 contractions "
+               "(n a multiple of 16: also B's panel width; k is 2)">,
+    Option<"cpuFeatures", "cpu-features", "std::string", /*default=*/"\"host\"",
+           "Target CPU features: host (detected), generic, avx512bf16 or amx. "
+           "With AVX512-BF16, bf16 x bf16 -> f32 contractions get B packed "
+           "in VNNI layout and x86vector.avx512.dot register tiles">,
   ];
   // Ops marked `amp_cpu.onednn` (amp-cpu-select-onednn) are left alone.
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
-                           "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect"];
+                           "::mlir::vector::VectorDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::x86vector::X86VectorDialect"];
 }
 
 def AmpCpuSelectOnednn : Pass<"amp-cpu-select-onednn", "func::FuncOp"> {
@@ -131,6 +141,22 @@ def AmpCpuBf16Remark : Pass<"amp-cpu-bf16-remark", "ModuleOp"> {
     Option<"cpuFeatures", "cpu-features", "std::string", /*default=*/"\"host\"",
            "Target CPU: host, generic, avx512bf16 or amx">,
   ];
+}
+
+def AmpCpuFlattenPairTransfers : Pass<"amp-cpu-flatten-pair-transfers", "func::FuncOp"> {
+  let summary = "1-D vector transfers for the bf16 pairs of AVX512-BF16 tiles (on buffers)";
+  let description = [{
+    Upstream's `populateFlattenVectorTransferPatterns` for transfers whose
+    innermost vector dimension holds at most 32 bits: an n-D transfer over
+    contiguous memory (a row of 16 VNNI pairs, `vector<1x16x2xbf16>`, of a
+    B panel that `amp-cpu-tile-and-vectorize` packed for AVX512-BF16)
+    becomes a `memref.collapse_shape` and one 1-D transfer, loaded as one
+    zmm register. `convert-vector-to-scf{full-unroll}` otherwise unrolls it
+    to one 4-byte transfer per pair. Transfers over memory that is not
+    contiguous are left alone.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
 def AmpCpuApproximateMath : Pass<"amp-cpu-approximate-math", "func::FuncOp"> {

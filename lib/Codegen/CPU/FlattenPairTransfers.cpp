@@ -1,0 +1,39 @@
+//===- FlattenPairTransfers.cpp - 1-D transfers of VNNI pairs -------------===//
+//
+// The `amp-cpu-flatten-pair-transfers` pass: vector transfers whose
+// innermost vector dimension holds at most 32 bits (the bf16 pairs of the
+// AVX512-BF16 register tiles: a B row of 16 x 2 bf16) become one 1-D
+// transfer of the contiguous memory they cover (upstream
+// populateFlattenVectorTransferPatterns). Unrolled to 1-D by
+// convert-vector-to-scf instead, such a read was 16 loads of 4 bytes and a
+// chain of permutes per zmm register.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::amp {
+#define GEN_PASS_DEF_AMPCPUFLATTENPAIRTRANSFERS
+#include "amp/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::amp
+
+using namespace mlir;
+
+namespace {
+
+struct AmpCpuFlattenPairTransfersPass
+    : public amp::impl::AmpCpuFlattenPairTransfersBase<
+          AmpCpuFlattenPairTransfersPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    vector::populateFlattenVectorTransferPatterns(patterns,
+                                                  /*targetVectorBitwidth=*/64);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
