@@ -92,6 +92,10 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   if (failed(addAmpFrontEnd(pm, options.autocast, options.mode, errorMessage)))
     return failure();
 
+  // cf.assert (torch-mlir's index checks) reports to the runtime instead of
+  // abort(), with the accesses it guards clamped into their tensors.
+  pm.addPass(createAmpCpuRecoverableAsserts());
+
   // On a CPU without bf16 arithmetic, a remark when the module computes in
   // bf16 (after autocast).
   AmpCpuBf16RemarkOptions remarkOptions;

@@ -29,11 +29,11 @@ from .runtime import (cpu_has_onednn, cpu_memory_stats, cpu_reset_peak_memory,
                       cuda_device_count, cuda_memory_stats, cuda_release_cached_memory,
                       cuda_reset_peak_memory, numpy_dtype)
 from .device import DeviceArray, to_device
-from .jit import ExecutionEngine
+from .jit import ExecutionEngine, RuntimeCheckError
 from .compiler import Executable, compile
 
 __all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
-           "ExecutionEngine", "Executable", "compile", "numpy_dtype",
+           "ExecutionEngine", "RuntimeCheckError", "Executable", "compile", "numpy_dtype",
            "cpu_memory_stats", "cpu_reset_peak_memory", "cpu_has_onednn",
            "cuda_device_count", "cuda_memory_stats", "cuda_reset_peak_memory",
            "cuda_release_cached_memory", "DeviceArray", "to_device"]

@@ -32,7 +32,7 @@ from .distributed import initialize as initialize_mpi
 from .ir import MLIRError
 from .runtime import cpu_runtime_library, numpy_dtype
 
-__all__ = ["ExecutionEngine"]
+__all__ = ["ExecutionEngine", "RuntimeCheckError"]
 
 
 def _scalar_ctype(element_type):
@@ -117,6 +117,22 @@ def _results_struct(results):
 _INT_RANGES = {"i1": (0, 1), "i8": (-2 ** 7, 2 ** 7 - 1), "i16": (-2 ** 15, 2 ** 15 - 1),
                "i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1),
                "index": (-2 ** 63, 2 ** 63 - 1)}
+
+
+class RuntimeCheckError(RuntimeError):
+    """A check of the compiled code failed during a call (a ``cf.assert``:
+    torch-mlir's index bounds of gather, embedding, index_select); the call's
+    results are discarded. The process and the executable stay usable.
+
+    Attributes:
+        function: the function called.
+        check: the check's message and the source locations it carries
+            (``index must be smaller than dim size at "file":line:col``).
+    """
+
+    def __init__(self, function, check):
+        self.function, self.check = function, check
+        super().__init__(f"amp_mlir: @{function}: runtime check failed: {check}")
 
 
 class _JitBuffer:
@@ -292,6 +308,9 @@ class ExecutionEngine:
                for f, r in zip(fields, sig.results)]
         for ptr in to_free - set(owners):
             self._free(ptr)
+        failure = cpu_runtime_library().ampCpuTakeAssertFailure()
+        if failure is not None:
+            raise RuntimeCheckError(name, failure.decode(errors="replace"))
         return out[0] if len(out) == 1 else tuple(out)
 
     def _reads_only(self, name):

@@ -89,6 +89,8 @@ def cpu_runtime_library():
         lib.ampCpuResetPeakMemory.restype = None
         lib.ampCpuHasOnednn.argtypes = []
         lib.ampCpuHasOnednn.restype = ctypes.c_int
+        lib.ampCpuTakeAssertFailure.argtypes = []
+        lib.ampCpuTakeAssertFailure.restype = ctypes.c_char_p
         lib._mlir_memref_to_llvm_free.argtypes = [ctypes.c_void_p]
         lib._mlir_memref_to_llvm_free.restype = None
         _CPU_RUNTIME.append(lib)

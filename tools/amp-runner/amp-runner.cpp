@@ -120,5 +120,14 @@ int main(int argc, char **argv) {
     llvm::errs() << "amp-runner: JIT buffers: peak " << peak
                  << " bytes, live at exit " << current << " bytes\n";
   }
+  // A cf.assert that failed (amp-cpu-recoverable-asserts): the run's output
+  // is not to be trusted.
+  if (const char *failure = ampCpuTakeAssertFailure()) {
+    std::fflush(stdout);
+    llvm::outs().flush();
+    llvm::errs() << "amp-runner: error: runtime check failed: " << failure
+                 << "\n";
+    return status ? status : 1;
+  }
   return status;
 }

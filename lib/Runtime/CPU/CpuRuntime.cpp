@@ -13,6 +13,9 @@
 
 #include "amp/Runtime/CPU/CpuRuntime.h"
 
+#include <mutex>
+#include <string>
+
 #if defined(__x86_64__) && defined(__linux__)
 #include <cpuid.h>
 #include <sys/syscall.h>
@@ -46,6 +49,33 @@ extern "C" int amp_cpu_request_amx_permission(void) {
 #else
   return 0;
 #endif
+}
+
+namespace {
+// The first failed assert's message since the last take, copied: the
+// module's string goes away with the module (amp-runner's JitRunnerMain
+// destroys it before returning).
+std::mutex assertMutex;
+bool assertFailed = false;
+std::string assertMessage, assertTaken;
+} // namespace
+
+extern "C" void amp_cpu_assert_failed(const char *message) {
+  std::lock_guard<std::mutex> lock(assertMutex);
+  if (assertFailed)
+    return;
+  assertFailed = true;
+  assertMessage = message ? message : "";
+}
+
+extern "C" const char *ampCpuTakeAssertFailure(void) {
+  std::lock_guard<std::mutex> lock(assertMutex);
+  if (!assertFailed)
+    return nullptr;
+  assertFailed = false;
+  assertTaken = std::move(assertMessage);
+  assertMessage.clear();
+  return assertTaken.c_str();
 }
 
 __attribute__((constructor)) static void ampCpuRuntimeInit() {

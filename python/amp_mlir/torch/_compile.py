@@ -8,6 +8,7 @@ the package's compiler (:mod:`amp_mlir.compiler`), which it imports.
 
 import re
 import time
+import warnings
 
 import numpy as np
 import torch
@@ -17,6 +18,7 @@ from ..compiler import compile as amp_compile
 from ..compiler import pipeline_for
 from ..device import to_device
 from ..ir import MLIRError
+from ..jit import RuntimeCheckError
 from ..runtime import cuda_device_count
 from ._export import TorchImportError, _location_source, export_module, parse_autocast
 
@@ -61,6 +63,17 @@ def _torch_error(error):
         if op:
             return TorchImportError(op, _location_source(loc), message.splitlines()[0])
     return None
+
+
+def _user_check_error(error):
+    """A :class:`RuntimeCheckError` of the compiled ``forward`` whose message
+    names the user's source line (the innermost frame outside PyTorch) in
+    place of the locations the check carries."""
+    message, _, locations = error.check.partition(" at ")
+    source = _location_source(locations)
+    return RuntimeCheckError(
+        error.function, message + (f" (at {source})" if source else "") +
+        "; the module's results for these inputs were discarded")
 
 
 class CompiledModule:
@@ -113,7 +126,10 @@ class CompiledModule:
             outs = outs if isinstance(outs, tuple) else (outs,)
             outs = [o.numpy() for o in outs]
         else:
-            outs = self.executable.invoke("forward", *self._constants, *inputs)
+            try:
+                outs = self.executable.invoke("forward", *self._constants, *inputs)
+            except RuntimeCheckError as e:
+                raise _user_check_error(e) from None
             outs = outs if isinstance(outs, tuple) else (outs,)
         device = tensors[0].device if tensors else torch.device("cpu")
         results = [to_torch(outs[i]).to(device) for i in self._exported.user_outputs]
@@ -126,6 +142,23 @@ def _check_device(device):
     if device == "cuda" and cuda_device_count() == 0:
         raise RuntimeError("amp_mlir.torch: device='cuda' needs an NVIDIA GPU and its "
                            "driver; none is available on this machine (use device='cpu')")
+
+
+def _warn_training(module, entry):
+    """Warns when ``module`` (or a submodule) is in training mode: it is
+    exported in eval mode (dropout off, batch norm on its running statistics),
+    which is not what calling it in training mode computes."""
+    if not isinstance(module, torch.nn.Module):
+        return
+    training = [name or type(module).__name__ for name, m in module.named_modules()
+                if m.training]
+    if training:
+        shown = ", ".join(training[:3]) + (", ..." if len(training) > 3 else "")
+        warnings.warn(
+            f"amp_mlir.torch.{entry}: the module is in training mode ({shown}); it is "
+            "compiled with eval-mode semantics (dropout off, batch norm on its running "
+            "statistics). Call module.eval() first, or use compile_train_step to train.",
+            UserWarning, stacklevel=3)
 
 
 def compile(module, example_args, *, autocast=None, mode="graph", device="cpu",
@@ -159,6 +192,7 @@ def compile(module, example_args, *, autocast=None, mode="graph", device="cpu",
     if mode not in _MODES:
         raise ValueError(f"amp_mlir.torch: mode must be 'graph' or 'eager', got {mode!r}")
     _check_device(device)
+    _warn_training(module, "compile")
     start = time.perf_counter()
     exported = export_module(module, example_args, autocast=autocast)
     pipeline = pipeline_for(device, autocast=True, mode=mode)

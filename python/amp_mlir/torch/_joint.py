@@ -185,6 +185,28 @@ _DERIVATIVE = re.compile(r"derivative for '?([\w.:]+)'? is not implemented|"
                          r"([\w.:]+) does not support automatic differentiation")
 
 
+# Where AOTAutograd's errors name the op: PyTorch's FX interpreter notes
+# "While executing %x : ... = call_function[target=torch.ops.aten.foo.default]",
+# the dispatcher says "aten::foo", fake tensors "aten.foo.default".
+_OP_NAMES = (re.compile(r"target=torch\.ops\.(\w+)\.(\w+)"),
+             re.compile(r"\b(aten|prims)::(\w+)"),
+             re.compile(r"\b(aten|prims)\.(\w+)\.\w+"))
+
+
+def _failing_op(error):
+    """The op an AOTAutograd error is about (``aten.nonzero``), or
+    ``"<unknown>"`` when its message names none."""
+    message = str(error)
+    m = _DERIVATIVE.search(message)
+    if m:
+        return m.group(1) or m.group(2)
+    for pattern in _OP_NAMES:
+        m = pattern.search(message)
+        if m:
+            return f"{m.group(1)}.{m.group(2)}"
+    return "<unknown>"
+
+
 def export_joint(model, loss_fn, example_args):
     """Traces ``loss_fn(model, *example_args)`` and its gradient with respect
     to every parameter of ``model`` and imports it (see the module docstring).
@@ -220,9 +242,9 @@ def export_joint(model, loss_fn, example_args):
     except (UnsupportedOpError, ValueError, TypeError):
         raise
     except Exception as e:  # noqa: BLE001 - AOTAutograd raises many kinds
-        m = _DERIVATIVE.search(str(e))
-        op = (m.group(1) or m.group(2)) if m else type(e).__name__
-        raise UnsupportedOpError(op, f"cannot differentiate the loss: {op}: {e}") from e
+        op = _failing_op(e)
+        raise UnsupportedOpError(
+            op, f"cannot differentiate the loss ({type(e).__name__}): {e}") from e
     # Buffers the forward updates (BatchNorm's running statistics): their new
     # values are the graph's first outputs, in this order.
     mutated = list(sig.buffers_to_mutate.values())

@@ -191,4 +191,33 @@ def AmpCpuReadOnlyArguments : Pass<"amp-cpu-read-only-arguments", "ModuleOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def AmpCpuRecoverableAsserts : Pass<"amp-cpu-recoverable-asserts", "ModuleOp"> {
+  let summary = "cf.assert reports to the CPU runtime and execution continues memory-safely, instead of abort()";
+  let description = [{
+    On linalg on tensors, before tiling: every `cf.assert %ok, "msg"`
+    becomes `scf.if` (not `%ok`) calling the CPU runtime's
+    `amp_cpu_assert_failed(const char *)` with the message and the assert's
+    source locations (`msg at "file":line:col at ...`), and execution
+    continues. The runtime keeps the first message of a call; the caller
+    (the Python package, amp-runner) takes it after the call returns and
+    reports the failure (a Python exception, a non-zero exit) instead of
+    the process dying in upstream's lowering (`puts` + `abort`).
+
+    Continuing is made memory-safe for what the asserts guard: every
+    `tensor.extract` and `tensor.insert` after an assert in its block
+    (torch-mlir's gather, embedding and index_select bodies check an index
+    read from the input this way, then extract with it) gets its indices
+    clamped into `[0, dim - 1]`. An in-range index is unchanged, so results
+    of calls whose asserts hold are the same; an out-of-range one reads an
+    element of the tensor instead of memory outside it, and the call's
+    results are discarded by the caller. Unwinding instead (longjmp from
+    the hook) is not sound: the assert may run on an OpenMP worker thread,
+    and buffers allocated before it would leak.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // AMP_CODEGEN_CPU_PASSES_TD

@@ -44,6 +44,15 @@ void _mlir_memref_to_llvm_free(void *ptr);
 /// entry points compute with it), else 0 (they compute with a reference
 /// loop and say so once).
 int ampCpuHasOnednn(void);
+/// Called by code compiled by amp-cpu-pipeline when a `cf.assert` fails
+/// (amp-cpu-recoverable-asserts): keeps a copy of the first message until
+/// ampCpuTakeAssertFailure; the compiled code continues. Thread-safe (OpenMP
+/// workers may call it).
+void amp_cpu_assert_failed(const char *message);
+/// The first failed assert's message since the last call (valid until the
+/// next call), and forgets it; null when none failed. Callers of compiled
+/// code call it after each call.
+const char *ampCpuTakeAssertFailure(void);
 
 #ifdef __cplusplus
 }
