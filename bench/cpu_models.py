@@ -15,7 +15,10 @@ the ratios (PyTorch f32 / ours f32: above 1 means faster than PyTorch;
 own f32 / own autocast), the peak bytes of the JIT's buffers per call
 (amp.cpu_memory_stats) and the relative L2 error against PyTorch f32. Then
 GEMM GFLOP/s: torch.matmul f32 and bf16, ours f32 and bf16 (f32
-accumulation), on both paths. PyTorch is timed in a child process started
+accumulation), on both paths, and the codegen bf16 GEMM forced onto the FMA
+path (cpu-features=generic); the codegen bf16 column uses the host's
+features (vdpbf16ps on an AVX512-BF16 CPU), with its ratios to own f32 and
+to torch bf16. PyTorch is timed in a child process started
 by this run (in one process, the two OpenMP runtimes' spinning threads slow
 each other down).
 
@@ -187,8 +190,10 @@ func.func @mm(%a: tensor<{n}x{n}x{t}>, %b: tensor<{n}x{n}x{t}>) -> tensor<{n}x{n
 def bench_gemm(sizes, repeat):
     bf16 = amp.numpy_dtype("bf16")
     print(f"\n{'N':>5} | {'torch f32':>9} {'torch bf16':>10} | {'codegen f32':>11} {'codegen bf16':>12} "
-          f"{'onednn f32':>10} {'onednn bf16':>11} | best f32/torch f32, best bf16/own best f32, "
-          f"best bf16/torch bf16 (GFLOP/s)")
+          f"{'bf16 generic':>12} {'onednn f32':>10} {'onednn bf16':>11} | best f32/torch f32, "
+          f"best bf16/own best f32, best bf16/torch bf16 | codegen bf16/codegen f32, "
+          f"codegen bf16/torch bf16 (GFLOP/s; codegen bf16 uses the host's features: "
+          f"vdpbf16ps with AVX512-BF16; bf16 generic forces the FMA path)")
     for n in sizes:
         flops = 2.0 * n ** 3
         rng = np.random.default_rng(0)
@@ -197,18 +202,25 @@ def bench_gemm(sizes, repeat):
         r = max(2, repeat // max(1, n // 1024) ** 2)
         t32, t16 = torch_times(f"gemm:{n}", r)
         g = {"torch f32": flops / t32, "torch bf16": flops / t16}
+        a16, b16 = a.astype(bf16), b.astype(bf16)
         for gemm in ("codegen", "onednn"):
-            for t, (x, y) in (("f32", (a, b)), ("bf16", (a.astype(bf16), b.astype(bf16)))):
+            for t, (x, y) in (("f32", (a, b)), ("bf16", (a16, b16))):
                 exe = amp.compile(GEMM.format(n=n, t=t),
                                   pipeline=f"amp-cpu-pipeline{{autocast=0 gemm={gemm}}}")
                 g[f"{gemm} {t}"] = flops / median_time(lambda: exe.invoke("mm", x, y), r)
+        exe = amp.compile(GEMM.format(n=n, t="bf16"),
+                          pipeline="amp-cpu-pipeline{autocast=0 cpu-features=generic}")
+        g["generic bf16"] = flops / median_time(lambda: exe.invoke("mm", a16, b16), r)
         best32 = max(g["codegen f32"], g["onednn f32"])
         best16 = max(g["codegen bf16"], g["onednn bf16"])
         print(f"{n:>5} | {g['torch f32'] / 1e9:9.1f} {g['torch bf16'] / 1e9:10.1f} | "
               f"{g['codegen f32'] / 1e9:11.1f} {g['codegen bf16'] / 1e9:12.1f} "
+              f"{g['generic bf16'] / 1e9:12.1f} "
               f"{g['onednn f32'] / 1e9:10.1f} {g['onednn bf16'] / 1e9:11.1f} | "
               f"{best32 / g['torch f32']:.2f}x, {best16 / best32:.2f}x, "
-              f"{best16 / g['torch bf16']:.2f}x", flush=True)
+              f"{best16 / g['torch bf16']:.2f}x | "
+              f"{g['codegen bf16'] / g['codegen f32']:.2f}x, "
+              f"{g['codegen bf16'] / g['torch bf16']:.2f}x", flush=True)
 
 
 def main():

@@ -31,10 +31,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<std::string> cpuFeatures{
       *this, "cpu-features",
       llvm::cl::desc("Target CPU features: host (detected), generic (none), "
-                     "avx512bf16 or amx. They decide which bf16 contractions "
-                     "go to oneDNN (gemm=onednn) and the remark on emulated "
-                     "bf16; the code generator emits FMA vector code on "
-                     "every target"),
+                     "avx512bf16 or amx. With AVX512-BF16 (or AMX), bf16 "
+                     "contractions are generated as vdpbf16ps on VNNI-packed "
+                     "B (generic: FMA vector code); they also decide which "
+                     "bf16 contractions go to oneDNN (gemm=onednn) and the "
+                     "remark on emulated bf16"),
       llvm::cl::init("host")};
   PassOptions::Option<std::string> gemm{
       *this, "gemm",

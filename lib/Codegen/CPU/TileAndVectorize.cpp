@@ -306,6 +306,20 @@ FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
   SmallVector<OpFoldResult> sizes(numLoops, rewriter.getIndexAttr(0));
   sizes[nDim] = rewriter.getIndexAttr(nr);
   sizes[kDim] = rewriter.getIndexAttr(2);
+  // Everything needed of `op`, which linalg::pack replaces.
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return failure();
+  MLIRContext *ctx = rewriter.getContext();
+  AffineMap rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap lhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  int64_t rank = rhsMap.getNumResults();
+  int64_t nPos = *rhsMap.getResultPosition(getAffineDimExpr(nDim, ctx));
+  int64_t kPos = *rhsMap.getResultPosition(getAffineDimExpr(kDim, ctx));
+  int64_t mPos =
+      *lhsMap.getResultPosition(getAffineDimExpr(dims->m.front(), ctx));
+  int64_t kPosA = *lhsMap.getResultPosition(getAffineDimExpr(kDim, ctx));
   FailureOr<linalg::PackResult> packed = linalg::pack(rewriter, op, sizes);
   if (failed(packed))
     return failure();
@@ -315,13 +329,7 @@ FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
       packedOp.getDpsInputOperand(1)->get().getDefiningOp<linalg::PackOp>();
   if (!rhsPack)
     return failure();
-  AffineMap rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
-  int64_t rank = rhsMap.getNumResults();
   SmallVector<int64_t> outerPerm;
-  int64_t nPos = *rhsMap.getResultPosition(
-      getAffineDimExpr(nDim, rewriter.getContext()));
-  int64_t kPos = *rhsMap.getResultPosition(
-      getAffineDimExpr(kDim, rewriter.getContext()));
   for (int64_t i = 0; i < rank; ++i)
     if (i != nPos && i != kPos)
       outerPerm.push_back(i);
@@ -335,8 +343,28 @@ FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
                             /*maybeUnPackOp=*/nullptr, outerPerm, innerPerm);
   if (failed(transposed))
     return failure();
-  auto generic = dyn_cast<linalg::GenericOp>(
-      transposed->transposedLinalgOp.getOperation());
+  packedOp = transposed->transposedLinalgOp;
+  // A's pack: outer dims (batch, m, k), so that a transposed A (K x M) is
+  // read as the M x K/2 x 2 that upstream's VNNI patterns recognise.
+  if (mPos > kPosA) {
+    auto lhsPack =
+        packedOp.getDpsInputOperand(0)->get().getDefiningOp<linalg::PackOp>();
+    if (!lhsPack)
+      return failure();
+    SmallVector<int64_t> lhsPerm;
+    for (int64_t i = 0, e = lhsMap.getNumResults(); i < e; ++i)
+      if (i != mPos && i != kPosA)
+        lhsPerm.push_back(i);
+    lhsPerm.append({mPos, kPosA});
+    FailureOr<linalg::PackTransposeResult> lhsTransposed =
+        linalg::packTranspose(rewriter, lhsPack, packedOp,
+                              /*maybeUnPackOp=*/nullptr, lhsPerm,
+                              /*innerPerm=*/{});
+    if (failed(lhsTransposed))
+      return failure();
+    packedOp = lhsTransposed->transposedLinalgOp;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(packedOp.getOperation());
   if (!generic)
     return failure();
   // Loops: the original ones, then the inner n_r and 2 in the order of
@@ -344,10 +372,6 @@ FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
   unsigned nInner = numLoops + (nDim < kDim ? 0 : 1);
   unsigned kInner = numLoops + (nDim < kDim ? 1 : 0);
   SmallVector<unsigned> order;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims))
-    return failure();
   for (unsigned b : dims->batch)
     order.push_back(b);
   order.append({nDim, dims->m.front(), nInner, kDim, kInner});

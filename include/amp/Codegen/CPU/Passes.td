@@ -45,6 +45,15 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
     - the register tile is vectorized (`linalg::vectorize`) into a
       `vector.contract` on `vector.transfer_read`s, with the f16/bf16 ->
       f32 extensions of mixed-precision contractions folded into it.
+    - with AVX512-BF16 (`cpu-features`: host detected, avx512bf16 or amx),
+      a bf16 x bf16 -> f32 contraction with one m, n and k loop and at most
+      one batch loop is packed for `vdpbf16ps` instead (B as [batch] x
+      N/n_r x K/2 x n_r x 2, A's K split into pairs, C viewed as M x N/n_r x
+      n_r; odd K and partial panels zero-padded: upstream `linalg::pack`,
+      `packTranspose`), tiled with `dot-cache-tile` / `dot-register-tile`,
+      and its register tile unrolled to 1 x 16 x 1 x 2 contractions that
+      upstream's packed-type dot-product patterns turn into
+      `x86vector.avx512.dot` on a broadcast A pair.
     The contraction's accumulator is kept in registers across the k loop by
     `loop-invariant-subset-hoisting`, which the pipeline runs next. Ops
     without static shapes are left for `convert-linalg-to-loops`.

@@ -1,0 +1,66 @@
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize=cpu-features=avx512bf16 | FileCheck %s --check-prefix=DOT
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize=cpu-features=generic | FileCheck %s --check-prefix=FMA
+
+// With AVX512-BF16, a bf16 x bf16 -> f32 matmul gets B packed in VNNI
+// layout (N/64 x K/2 x 64 x 2: a transpose of B split into pairs), A split
+// into K/2 x 2 (a reshape), C viewed as M x N/64 x 64; the register tile is
+// one x86vector.avx512.dot per 16 columns and row, on the broadcast A pair.
+// Without it (generic, or an AVX2 / AVX-512 CPU without BF16): FMA code on
+// f32, no x86vector.
+// DOT-LABEL: func @matmul_bf16
+// DOT: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [24, 32, 2] : tensor<24x64xbf16> into tensor<24x32x2xbf16>
+// DOT: linalg.transpose ins(%{{.*}} : tensor<32x2x2x64xbf16>) outs(%{{.*}} : tensor<2x32x64x2xbf16>) permutation = [2, 0, 3, 1]
+// DOT: vector.transfer_read {{.*}} : tensor<2x32x64x2xbf16>, vector<1x16x2xbf16>
+// DOT: vector.broadcast {{.*}} : vector<1xi32> to vector<16xi32>
+// DOT: x86vector.avx512.dot {{.*}} : vector<32xbf16> -> vector<16xf32>
+// DOT-NOT: vector.contract
+// FMA-LABEL: func @matmul_bf16
+// FMA-NOT: x86vector
+// FMA: vector.contract
+// FMA-NOT: x86vector
+func.func @matmul_bf16(%a: tensor<24x64xbf16>, %b: tensor<64x128xbf16>, %c: tensor<24x128xf32>) -> tensor<24x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<24x64xbf16>, tensor<64x128xbf16>) outs(%c : tensor<24x128xf32>) -> tensor<24x128xf32>
+  return %r : tensor<24x128xf32>
+}
+
+// -----
+
+// Odd K and an N of 40: the last pair and the panels are padded with zeros
+// (one 48-wide panel, not 64), the padded C is cut back.
+// DOT-LABEL: func @matmul_bf16_edges
+// DOT: tensor.pad
+// DOT: linalg.transpose {{.*}} outs(%{{.*}} : tensor<1x4x48x2xbf16>)
+// DOT: x86vector.avx512.dot
+// DOT: tensor.extract_slice {{.*}} to tensor<10x40xf32>
+// FMA-LABEL: func @matmul_bf16_edges
+// FMA-NOT: x86vector
+func.func @matmul_bf16_edges(%a: tensor<10x7xbf16>, %b: tensor<7x40xbf16>, %c: tensor<10x40xf32>) -> tensor<10x40xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<10x7xbf16>, tensor<7x40xbf16>) outs(%c : tensor<10x40xf32>) -> tensor<10x40xf32>
+  return %r : tensor<10x40xf32>
+}
+
+// -----
+
+// Transposed A and B, batch_matmul: A is packed to M x K/2 x 2 as well.
+// DOT-LABEL: func @batch_matmul_bf16_transposed
+// DOT: linalg.transpose {{.*}} outs(%{{.*}} : tensor<2x16x16x2xbf16>)
+// DOT: x86vector.avx512.dot
+// FMA-LABEL: func @batch_matmul_bf16_transposed
+// FMA-NOT: x86vector
+func.func @batch_matmul_bf16_transposed(%a: tensor<2x32x16xbf16>, %b: tensor<2x64x32xbf16>, %c: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %r = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+       ins(%a, %b : tensor<2x32x16xbf16>, tensor<2x64x32xbf16>) outs(%c : tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
+}
+
+// -----
+
+// f32 and f16 contractions keep the FMA path on every target.
+// DOT-LABEL: func @matmul_f32
+// DOT-NOT: x86vector
+// DOT: vector.contract
+// DOT-NOT: x86vector
+func.func @matmul_f32(%a: tensor<24x64xf32>, %b: tensor<64x128xf32>, %c: tensor<24x128xf32>) -> tensor<24x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<24x64xf32>, tensor<64x128xf32>) outs(%c : tensor<24x128xf32>) -> tensor<24x128xf32>
+  return %r : tensor<24x128xf32>
+}
