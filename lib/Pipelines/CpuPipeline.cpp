@@ -11,7 +11,8 @@
 //      vector.contract) for the others, accumulators hoisted out of the k
 //      loops;
 //   4. one-shot bufferization across function boundaries, deallocation;
-//      the marked ops to oneDNN calls; the parallel loop over cache tiles to
+//      the marked ops to oneDNN calls; each buffer held from its first use
+//      to its last; the parallel loop over cache tiles to
 //      an OpenMP parallel loop;
 //   5. the rest of linalg to loops, erf/exp/tanh as polynomials,
 //      vector/scf/memref/math/arith to LLVM (allocations through the
@@ -142,6 +143,17 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     pm.addPass(createAmpCpuOnednnContractions());
   // The bf16 pairs of AVX512-BF16 tiles: one 1-D load per row of pairs.
   pm.addNestedPass<func::FuncOp>(createAmpCpuFlattenPairTransfers());
+  // A buffer is held from its first use to its last (use or view's use):
+  // allocations move down to their first user, deallocations up to after
+  // the last (upstream optimize-allocation-liveness; the deallocation
+  // pipeline leaves them at the end of the block). Without them a training
+  // step held every activation, gradient and temporary until it returned.
+  // Nothing here keeps a buffer for an asynchronous user (no non-blocking
+  // MPI ops on allocated buffers, the oneDNN calls are synchronous).
+  if (failed(addPassList(
+          pm, "func.func(amp-sink-allocations,optimize-allocation-liveness)",
+          errorMessage)))
+    return failure();
 
   // The scf.forall over cache tiles becomes an OpenMP parallel loop (LLVM's
   // libomp, loaded by amp-runner and the C API's JIT). The fork-join is

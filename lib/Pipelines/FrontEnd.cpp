@@ -54,6 +54,10 @@ LogicalResult mlir::amp::addAmpFrontEnd(OpPassManager &pm, bool autocast,
     AmpAutocastOptions autocastOptions;
     autocastOptions.mode = mode.str();
     pm.addPass(createAmpAutocast(autocastOptions));
+    // A weight's f16/bf16 copy is made where it is first used, not at the
+    // start of the function (with the CPU pipeline's liveness, a buffer is
+    // held from its first use to its last).
+    pm.addNestedPass<func::FuncOp>(createAmpSinkArgumentCasts());
   }
   pm.addNestedPass<func::FuncOp>(createAmpFp32Accumulation());
   pm.addPass(createAmpLowerCast());

@@ -15,7 +15,10 @@
 // With gemm=cublas the GEMMs are the runtime's queued calls, without waits.
 // CUBLAS: stream order: {{[0-9]+}} functions, {{[1-9][0-9][0-9]+}} queued ops, {{[0-9]+}} waits, no hazards
 // The next kernel follows on the same chain: the device orders it after
-// the GEMM (legacy default stream, blocking streams).
+// the GEMM (legacy default stream, blocking streams); only the next
+// kernel's output buffer is allocated in between (amp-duplicate-fills gives
+// each op its own tensor.empty right before it), no wait.
 // QUEUED-LABEL: func.func @train_step__amp_managed
 // QUEUED: call @ampCublasMatmulF16F32Queued(
-// QUEUED-NEXT: gpu.launch_func async
+// QUEUED-NOT: gpu.wait
+// QUEUED: gpu.launch_func async

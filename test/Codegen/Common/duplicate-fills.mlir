@@ -88,3 +88,65 @@ func.func @argument_destination(%d: tensor<4xf32>, %x: tensor<4xf32>) -> (tensor
   %b = linalg.add ins(%x, %a : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4xf32>) -> tensor<4xf32>
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// The accumulators of a forward and a backward matmul, tiled into
+// scf.forall loops that share one zero fill (shared_outs are destinations):
+// each loop gets its own fill right before it, the first one moved down
+// from where CSE left it, so that bufferization does not allocate the
+// backward's buffer in the forward. An empty shared by two generics is
+// split into one empty per user, right before it (one buffer each, held
+// only from that user on).
+// CHECK-LABEL: func @forall_destinations
+// CHECK: linalg.transpose
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[F0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] : tensor<4x4xf32>)
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[F0]])
+// CHECK: %[[G0:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[G0]] : tensor<4x4xf32>)
+// CHECK: linalg.transpose
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<4x4xf32>)
+// CHECK: scf.forall {{.*}} shared_outs(%{{.*}} = %[[F1]])
+// CHECK: %[[G1:.*]] = tensor.empty() : tensor<4x4xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[G1]] : tensor<4x4xf32>)
+// BUF-LABEL: func @forall_destinations
+// BUF-COUNT-2: linalg.fill
+// BUF: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @forall_destinations(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %t = tensor.empty() : tensor<4x4xf32>
+  %at = linalg.transpose ins(%a : tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) permutation = [1, 0]
+  %m0 = scf.forall (%i) in (2) shared_outs(%o = %f) -> (tensor<4x4xf32>) {
+    %off = arith.muli %i, %i : index
+    %s = tensor.extract_slice %at[%off, 0] [2, 4] [1, 1] : tensor<4x4xf32> to tensor<2x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%off, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<4x4xf32>
+    }
+  }
+  %g0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m0 : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %n = arith.negf %in : f32
+      linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  %bt = linalg.transpose ins(%b : tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) permutation = [1, 0]
+  %m1 = scf.forall (%i) in (2) shared_outs(%o = %f) -> (tensor<4x4xf32>) {
+    %off = arith.muli %i, %i : index
+    %s = tensor.extract_slice %bt[%off, 0] [2, 4] [1, 1] : tensor<4x4xf32> to tensor<2x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%off, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<4x4xf32>
+    }
+  }
+  %g1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m1 : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %n = arith.negf %in : f32
+      linalg.yield %n : f32
+  } -> tensor<4x4xf32>
+  return %g0, %g1 : tensor<4x4xf32>, tensor<4x4xf32>
+}

@@ -38,10 +38,32 @@ def AmpDuplicateFills : Pass<"amp-duplicate-fills", "func::FuncOp"> {
     the original; a fill that has them gives a copy to every destination,
     the first included (written in place, the original would be read after
     it changed). Filling costs the writes a copy would have made, without
-    the copy's reads. Fills on buffers are left alone.
+    the copy's reads. The fill kept for the first destination (of one or
+    several) moves down to right before it, with its `tensor.empty` (or a
+    clone of it, when the empty has other uses), when both are in one
+    block: bufferization then allocates and fills the buffer there, not
+    where CSE left the shared fill. Fills on buffers are left alone.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def AmpSinkAllocations : Pass<"amp-sink-allocations", "func::FuncOp"> {
+  let summary = "Move each memref.alloc down to right before its first user in its block, so that a buffer is not held before it is written";
+  let description = [{
+    One-Shot Bufferize allocates a buffer where its `tensor.empty` stood,
+    and CSE leaves one `tensor.empty` of a shape for all the ops of that
+    shape: a training step's backward matmul got its accumulator allocated
+    (and held) from the forward on. Each `memref.alloc` is moved down to
+    right before the first op of its block that uses it (directly or in a
+    nested region: never into a loop or a branch). The alloc's operands
+    (dynamic sizes) dominate its old place, so they dominate the new one.
+    With upstream `optimize-allocation-liveness` (each dealloc moved up to
+    right after the last user of the buffer or of its views) a buffer is
+    held only from its first to its last use. Run after the deallocation
+    pipeline; `memref.alloca` and allocs without users are left alone.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
 def AmpFuseMultiUseElementwise
