@@ -117,11 +117,12 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.packRhs = options.packRhs;
   tileOptions.cpuFeatures = options.cpuFeatures;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
-  if (failed(addPassList(pm,
-                       "func.func(canonicalize,cse,loop-invariant-code-motion,"
-                       "loop-invariant-subset-hoisting,"
-                       "canonicalize)",
-                       errorMessage)))
+  if (failed(
+          addPassList(pm,
+                      "func.func(canonicalize,cse,loop-invariant-code-motion,"
+                      "loop-invariant-subset-hoisting,"
+                      "canonicalize)",
+                      errorMessage)))
     return failure();
 
   // 4. Buffers. Public functions do not write their arguments (the Python
@@ -189,14 +190,15 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
               approximate +
               "math-extend-to-supported-types{target-type=f32},"
               "amp-keep-narrow-rounding,arith-expand{include-bf16=true}),"
-          "expand-strided-metadata,lower-affine,"
-          "finalize-memref-to-llvm{use-generic-functions=true},"
-          "convert-scf-to-cf,"
-          "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-          "vector-transpose-lowering=shuffle1d enable-x86vector=true},"
-          "convert-openmp-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
-          "convert-to-llvm,"
-          "reconcile-unrealized-casts,canonicalize,cse",
+              "expand-strided-metadata,lower-affine,"
+              "finalize-memref-to-llvm{use-generic-functions=true},"
+              "convert-scf-to-cf,"
+              "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
+              "vector-transpose-lowering=shuffle1d enable-x86vector=true},"
+              "convert-openmp-to-llvm,convert-math-to-llvm,convert-math-to-"
+              "libm,"
+              "convert-to-llvm,"
+              "reconcile-unrealized-casts,canonicalize,cse",
           errorMessage)))
     return failure();
   // OpenMPI's reduction ops under the names libmpi.so exports.

@@ -248,8 +248,7 @@ bool shouldPackRhs(linalg::MatmulOp op, int64_t nr) {
 /// k loop and at most one batch loop (linalg.matmul and its transposed
 /// forms, batch_matmul, such generics), every operand indexed by a
 /// projected permutation.
-std::optional<std::pair<unsigned, unsigned>>
-matchBf16Dot(linalg::LinalgOp op) {
+std::optional<std::pair<unsigned, unsigned>> matchBf16Dot(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
       op->getNumResults() != 1 || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
@@ -426,7 +425,8 @@ std::optional<SmallVector<int64_t>> dotUnrollShape(Operation *op) {
   SmallVector<int64_t> shape(type.getRank(), 1);
   if (type.getElementType().isBF16()) {
     shape.back() = 2;
-    shape[shape.size() - 2] = std::min<int64_t>(16, type.getShape().drop_back().back());
+    shape[shape.size() - 2] =
+        std::min<int64_t>(16, type.getShape().drop_back().back());
   } else {
     shape.back() = 16;
   }
@@ -792,21 +792,24 @@ struct AmpCpuTileAndVectorizePass
             broadcast.getSource().getDefiningOp());
         if (!source || !contract || !isDotTileVectorOp(contract))
           return;
-        int64_t lead = broadcast.getResultVectorType().getRank() -
-                       source.getRank();
+        int64_t lead =
+            broadcast.getResultVectorType().getRank() - source.getRank();
         // The broadcast only adds leading unit dimensions.
         if (broadcast.getResultVectorType().getShape().drop_front(lead) !=
                 source.getShape() ||
-            llvm::any_of(broadcast.getResultVectorType().getShape().take_front(lead),
-                         [](int64_t d) { return d != 1; }))
+            llvm::any_of(
+                broadcast.getResultVectorType().getShape().take_front(lead),
+                [](int64_t d) { return d != 1; }))
           return;
         ArrayRef<int64_t> perm = transpose.getPermutation();
         SmallVector<AffineExpr> results(source.getRank());
         SmallVector<int64_t> order;
-        for (auto [r, p] : llvm::enumerate(perm))
-          if (p >= lead)
-            order.push_back(p - lead), results[p - lead] =
-                                           rewriter.getAffineDimExpr(r);
+        for (auto [r, p] : llvm::enumerate(perm)) {
+          if (p < lead)
+            continue;
+          order.push_back(p - lead);
+          results[p - lead] = rewriter.getAffineDimExpr(r);
+        }
         // Keep it a plain projection (source dims in increasing order).
         if (!llvm::is_sorted(order))
           return;
