@@ -24,6 +24,11 @@ AMP_BUILD_DIR="$build" \
 AMP_CMAKE_ARGS="-DAMP_ENABLE_SANITIZERS=ON -DAMP_ENABLE_FUZZER=ON ${AMP_CMAKE_ARGS:-}" \
   bash "$root/scripts/build.sh"
 
+# Lit tests run Python helpers (utils/simt_emulator.py, the package's text
+# builders) as %amp_build_root/venv/bin/python: the sanitizer build uses the
+# same environment as build/.
+[[ -e "$build/venv" ]] || ln -s "$(cd "$venv" && pwd)" "$build/venv"
+
 asan_runtime=$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)
 logs="$build/sanitizer-logs"
 rm -rf "$logs"; mkdir -p "$logs"
