@@ -26,6 +26,7 @@
 #include "PipelineRegistration.h"
 
 #include "amp/Codegen/CPU/Passes.h"
+#include "amp/Codegen/Common/Passes.h"
 #include "amp/Distributed/Passes.h"
 #include "amp/Pipelines/FrontEnd.h"
 
@@ -104,7 +105,10 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createAmpCpuBf16Remark(remarkOptions));
 
   // 3. Code generation for contractions, on tensors; with gemm=onednn, the
-  // ones oneDNN computes are marked first and left alone.
+  // ones oneDNN computes are marked first and left alone. A batch matmul of
+  // a weight broadcast across the batch (torch-mlir's x @ W for a 3-D x)
+  // becomes one matmul first: no copy of W per batch entry.
+  pm.addNestedPass<func::FuncOp>(createAmpFoldBatchBroadcast());
   if (gemm == "onednn") {
     AmpCpuSelectOnednnOptions selectOptions;
     selectOptions.cpuFeatures = options.cpuFeatures;

@@ -91,3 +91,97 @@ def test_packed_matmul_keeps_unsigned_cast(pack):
     exe = amp.compile(UNSIGNED, pipeline=f"amp-cpu-pipeline{{pack-rhs={int(pack)}}}")
     ref = a.view(np.uint8).astype(np.float64) @ b.astype(np.float64)
     assert rel_err(exe.mm(a, b), ref) < 1e-5
+
+
+# Attention as torch-mlir exports nn.MultiheadAttention (bench/cpu_models.py):
+# the input projection as a batch matmul of the weight broadcast across the
+# batch (amp-fold-batch-broadcast makes it one matmul), the scores as a batch
+# matmul with K transposed, softmax with the max as a two-result (max,
+# argmax) reduction, exp, sum and division, then the batch matmul with V.
+ATTENTION = """
+#bk = affine_map<(d0, d1, d2) -> (d1, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @attn(%x: tensor<{b}x{s}x{d}xf32>, %w: tensor<{d}x{d3}xf32>) -> (tensor<{b}x{s}x{d}xf32>, tensor<{b}x{s}x{d3}xf32>) {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %z64 = arith.constant 0 : i64
+  %eb = tensor.empty() : tensor<{b}x{d}x{d3}xf32>
+  %wb = linalg.generic {indexing_maps = [#bk, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%w : tensor<{d}x{d3}xf32>) outs(%eb : tensor<{b}x{d}x{d3}xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<{b}x{d}x{d3}xf32>
+  %ep = tensor.empty() : tensor<{b}x{s}x{d3}xf32>
+  %fp = linalg.fill ins(%z : f32) outs(%ep : tensor<{b}x{s}x{d3}xf32>) -> tensor<{b}x{s}x{d3}xf32>
+  %qkv = linalg.batch_matmul ins(%x, %wb : tensor<{b}x{s}x{d}xf32>, tensor<{b}x{d}x{d3}xf32>) outs(%fp : tensor<{b}x{s}x{d3}xf32>) -> tensor<{b}x{s}x{d3}xf32>
+  %q = tensor.extract_slice %qkv[0, 0, 0] [{b}, {s}, {d}] [1, 1, 1] : tensor<{b}x{s}x{d3}xf32> to tensor<{b}x{s}x{d}xf32>
+  %k = tensor.extract_slice %qkv[0, 0, {d}] [{b}, {s}, {d}] [1, 1, 1] : tensor<{b}x{s}x{d3}xf32> to tensor<{b}x{s}x{d}xf32>
+  %v = tensor.extract_slice %qkv[0, 0, {d2}] [{b}, {s}, {d}] [1, 1, 1] : tensor<{b}x{s}x{d3}xf32> to tensor<{b}x{s}x{d}xf32>
+  %ekt = tensor.empty() : tensor<{b}x{d}x{s}xf32>
+  %kt = linalg.transpose ins(%k : tensor<{b}x{s}x{d}xf32>) outs(%ekt : tensor<{b}x{d}x{s}xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<{b}x{s}x{s}xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%es : tensor<{b}x{s}x{s}xf32>) -> tensor<{b}x{s}x{s}xf32>
+  %sc = linalg.batch_matmul ins(%q, %kt : tensor<{b}x{s}x{d}xf32>, tensor<{b}x{d}x{s}xf32>) outs(%fs : tensor<{b}x{s}x{s}xf32>) -> tensor<{b}x{s}x{s}xf32>
+  %em = tensor.empty() : tensor<{b}x{s}xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%em : tensor<{b}x{s}xf32>) -> tensor<{b}x{s}xf32>
+  %ei = tensor.empty() : tensor<{b}x{s}xi64>
+  %fi = linalg.fill ins(%z64 : i64) outs(%ei : tensor<{b}x{s}xi64>) -> tensor<{b}x{s}xi64>
+  %mx:2 = linalg.generic {indexing_maps = [#id3, #row, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%sc : tensor<{b}x{s}x{s}xf32>) outs(%fm, %fi : tensor<{b}x{s}xf32>, tensor<{b}x{s}xi64>) {
+  ^bb0(%in: f32, %o: f32, %oi: i64):
+    %i = linalg.index 2 : index
+    %ii = arith.index_cast %i : index to i64
+    %m = arith.maximumf %in, %o : f32
+    %c = arith.cmpf ogt, %in, %o : f32
+    %s = arith.select %c, %ii, %oi : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<{b}x{s}xf32>, tensor<{b}x{s}xi64>)
+  %ex = linalg.generic {indexing_maps = [#id3, #row, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%sc, %mx#0 : tensor<{b}x{s}x{s}xf32>, tensor<{b}x{s}xf32>) outs(%es : tensor<{b}x{s}x{s}xf32>) {
+  ^bb0(%in: f32, %m: f32, %o: f32):
+    %t = arith.subf %in, %m : f32
+    %e = math.exp %t : f32
+    linalg.yield %e : f32
+  } -> tensor<{b}x{s}x{s}xf32>
+  %fsum = linalg.fill ins(%z : f32) outs(%em : tensor<{b}x{s}xf32>) -> tensor<{b}x{s}xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%ex : tensor<{b}x{s}x{s}xf32>) outs(%fsum : tensor<{b}x{s}xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %a = arith.addf %in, %o : f32
+    linalg.yield %a : f32
+  } -> tensor<{b}x{s}xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #row, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sum : tensor<{b}x{s}x{s}xf32>, tensor<{b}x{s}xf32>) outs(%es : tensor<{b}x{s}x{s}xf32>) {
+  ^bb0(%in: f32, %t: f32, %o: f32):
+    %dv = arith.divf %in, %t : f32
+    linalg.yield %dv : f32
+  } -> tensor<{b}x{s}x{s}xf32>
+  %eo = tensor.empty() : tensor<{b}x{s}x{d}xf32>
+  %fo = linalg.fill ins(%z : f32) outs(%eo : tensor<{b}x{s}x{d}xf32>) -> tensor<{b}x{s}x{d}xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<{b}x{s}x{s}xf32>, tensor<{b}x{s}x{d}xf32>) outs(%fo : tensor<{b}x{s}x{d}xf32>) -> tensor<{b}x{s}x{d}xf32>
+  return %o, %qkv : tensor<{b}x{s}x{d}xf32>, tensor<{b}x{s}x{d3}xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("gemm", ["codegen", "onednn"])
+def test_attention_with_broadcast_projection_matches_numpy(gemm):
+    b, s, d = 8, 64, 32
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((b, s, d)).astype(np.float32)
+    w = (rng.standard_normal((d, 3 * d)) / np.sqrt(d)).astype(np.float32)
+    text = ATTENTION
+    for key, val in (("b", b), ("s", s), ("d", d), ("d2", 2 * d), ("d3", 3 * d)):
+        text = text.replace("{%s}" % key, str(val))
+    exe = amp.compile(text,
+                      pipeline=f"amp-cpu-pipeline{{autocast=0 gemm={gemm}}}")
+    out, qkv = exe.attn(x, w)
+    qkv_ref = x.astype(np.float64) @ w.astype(np.float64)
+    q, k, v = qkv_ref[..., :d], qkv_ref[..., d:2 * d], qkv_ref[..., 2 * d:]
+    sc = q @ k.transpose(0, 2, 1)
+    e = np.exp(sc - sc.max(-1, keepdims=True))
+    ref = (e / e.sum(-1, keepdims=True)) @ v
+    for y, r in ((qkv, qkv_ref), (out, ref)):
+        assert y.shape == r.shape
+        assert np.linalg.norm(y - r) / np.linalg.norm(r) < 1e-5

@@ -66,6 +66,31 @@ def AmpSinkAllocations : Pass<"amp-sink-allocations", "func::FuncOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def AmpFoldBatchBroadcast : Pass<"amp-fold-batch-broadcast", "func::FuncOp"> {
+  let summary = "Compute a batch matmul whose right operand is one matrix broadcast across the batch as one matmul over the batch's rows";
+  let description = [{
+    PyTorch's `x @ W` with a 3-D `x` and a 2-D `W` (nn.MultiheadAttention's
+    input projection, torch-mlir's `aten.matmul` decomposition) comes out
+    of torch-mlir as `linalg.batch_matmul(x, broadcast(W))`: the weight is
+    copied once per batch entry (128 x 256 x 768 f32, 100 MB, for a
+    4x128x256 attention with batch_first) and each batch entry is a
+    4-row matmul that no tiling makes fast.
+
+    This pass rewrites
+    `linalg.batch_matmul ins(%a, %bb) outs(%c)` where `%bb` is a
+    `linalg.broadcast` along dimension 0 or a `linalg.generic` that copies
+    its one input to every batch entry (input map `(b, k, n) -> (k, n)`,
+    body `linalg.yield %in`) into
+    `tensor.expand_shape(linalg.matmul ins(collapse(%a), %w) outs(collapse(%c)))`
+    with `%a` [b, m, k] collapsed to [b*m, k] and `%c` [b, m, n] to
+    [b*m, n]: the same sums in the same order, without the copies. The
+    broadcast goes when it has no other use. Only batch matmuls with the
+    default indexing maps and static shapes are rewritten.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AmpFuseMultiUseElementwise
     : Pass<"amp-fuse-multi-use-elementwise", "func::FuncOp"> {
   let summary = "Fuse an elementwise linalg.generic that has other uses too into its elementwise consumer, computing its result once";
