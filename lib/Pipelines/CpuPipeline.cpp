@@ -159,6 +159,10 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           pm, "func.func(amp-sink-allocations,optimize-allocation-liveness)",
           errorMessage)))
     return failure();
+  // Per-op timing (profile=true): around each computing op of the function
+  // bodies, before the parallel loops become OpenMP regions.
+  if (options.profile)
+    pm.addPass(createAmpCpuProfileOps());
 
   // The scf.forall over cache tiles becomes an OpenMP parallel loop (LLVM's
   // libomp, loaded by amp-runner and the C API's JIT). The fork-join is

@@ -25,7 +25,8 @@ ctypes binding), ``ir`` (contexts, modules, pipelines) and ``runtime``
 and ``digits`` (model building and training). See docs/Python.md.
 """
 from .ir import Context, FunctionSignature, MLIRError, Module, TensorSpec
-from .runtime import (cpu_has_onednn, cpu_memory_stats, cpu_reset_peak_memory,
+from .runtime import (cpu_has_onednn, cpu_memory_stats, cpu_profile, cpu_reset_peak_memory,
+                      cpu_reset_profile, format_cpu_profile,
                       cuda_device_count, cuda_memory_stats, cuda_release_cached_memory,
                       cuda_reset_peak_memory, numpy_dtype)
 from .device import DeviceArray, to_device
@@ -35,5 +36,6 @@ from .compiler import Executable, compile
 __all__ = ["Context", "Module", "MLIRError", "TensorSpec", "FunctionSignature",
            "ExecutionEngine", "RuntimeCheckError", "Executable", "compile", "numpy_dtype",
            "cpu_memory_stats", "cpu_reset_peak_memory", "cpu_has_onednn",
+           "cpu_profile", "cpu_reset_profile", "format_cpu_profile",
            "cuda_device_count", "cuda_memory_stats", "cuda_reset_peak_memory",
            "cuda_release_cached_memory", "DeviceArray", "to_device"]

@@ -26,7 +26,8 @@ import numpy as np
 from . import _config
 
 __all__ = ["numpy_dtype", "element_type_of", "cpu_runtime_library", "cpu_memory_stats",
-           "cpu_reset_peak_memory", "cpu_has_onednn", "cuda_device_count",
+           "cpu_reset_peak_memory", "cpu_has_onednn", "cpu_profile", "cpu_reset_profile",
+           "format_cpu_profile", "cuda_device_count",
            "cuda_runtime_library", "cuda_memory_stats", "cuda_reset_peak_memory",
            "cuda_release_cached_memory"]
 
@@ -91,6 +92,14 @@ def cpu_runtime_library():
         lib.ampCpuHasOnednn.restype = ctypes.c_int
         lib.ampCpuTakeAssertFailure.argtypes = []
         lib.ampCpuTakeAssertFailure.restype = ctypes.c_char_p
+        lib.ampCpuProfileCount.argtypes = []
+        lib.ampCpuProfileCount.restype = ctypes.c_int64
+        lib.ampCpuProfileEntry.argtypes = [
+            ctypes.c_int64, ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]
+        lib.ampCpuProfileEntry.restype = ctypes.c_int
+        lib.ampCpuProfileReset.argtypes = []
+        lib.ampCpuProfileReset.restype = None
         lib._mlir_memref_to_llvm_free.argtypes = [ctypes.c_void_p]
         lib._mlir_memref_to_llvm_free.restype = None
         _CPU_RUNTIME.append(lib)
@@ -111,6 +120,40 @@ def cpu_memory_stats():
 def cpu_reset_peak_memory():
     """Starts a new peak for :func:`cpu_memory_stats` at the bytes live now."""
     cpu_runtime_library().ampCpuResetPeakMemory()
+
+
+def cpu_profile():
+    """The per-op profile of code compiled with
+    ``amp-cpu-pipeline{profile=true}``: a list of ``(name, seconds, calls)``,
+    the most expensive op first, summed since the start or the last
+    :func:`cpu_reset_profile`. ``name`` is
+    ``"function#index op (operand types) location"``: the op's place in the
+    function after bufferization (a tiled contraction is its ``scf.forall``,
+    a oneDNN call its ``func.call``) and the location of the input op it
+    came from."""
+    lib = cpu_runtime_library()
+    rows = []
+    for i in range(lib.ampCpuProfileCount()):
+        name, ns, calls = ctypes.c_char_p(), ctypes.c_uint64(0), ctypes.c_uint64(0)
+        if lib.ampCpuProfileEntry(i, ctypes.byref(name), ctypes.byref(ns), ctypes.byref(calls)) \
+                and calls.value:
+            rows.append((name.value.decode(), ns.value * 1e-9, calls.value))
+    return sorted(rows, key=lambda row: -row[1])
+
+
+def cpu_reset_profile():
+    """Restarts the sums of :func:`cpu_profile` at zero."""
+    cpu_runtime_library().ampCpuProfileReset()
+
+
+def format_cpu_profile(rows=None, top=None):
+    """:func:`cpu_profile`'s rows as a table (total ms, share, calls, op)."""
+    rows = cpu_profile() if rows is None else rows
+    total = sum(row[1] for row in rows) or 1.0
+    lines = [f"{'total ms':>10} {'%':>6} {'calls':>6}  op"]
+    for name, seconds, calls in rows[:top]:
+        lines.append(f"{1e3 * seconds:10.3f} {100 * seconds / total:6.1f} {calls:6d}  {name}")
+    return "\n".join(lines)
 
 
 def cpu_has_onednn():

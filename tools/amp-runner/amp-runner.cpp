@@ -79,6 +79,13 @@ static llvm::cl::opt<bool> memoryStats(
                    "buffers the JIT code allocated (amp-cpu-pipeline code)"),
     llvm::cl::init(false));
 
+static llvm::cl::opt<bool> profile(
+    "amp-profile",
+    llvm::cl::desc("After the run, print the time per op of code compiled "
+                   "with amp-cpu-pipeline{profile=true}, the most expensive "
+                   "first"),
+    llvm::cl::init(false));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   llvm::InitializeNativeTarget();
@@ -119,6 +126,11 @@ int main(int argc, char **argv) {
     llvm::outs().flush();
     llvm::errs() << "amp-runner: JIT buffers: peak " << peak
                  << " bytes, live at exit " << current << " bytes\n";
+  }
+  if (profile) {
+    std::fflush(stdout);
+    llvm::outs().flush();
+    ampCpuProfilePrint();
   }
   // A cf.assert that failed (amp-cpu-recoverable-asserts): the run's output
   // is not to be trusted.

@@ -59,6 +59,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("f32 erf and tanh as polynomial approximations that "
                      "vectorize (false: libm calls, one per element)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("Time every top-level op of each function "
+                     "(amp-cpu-profile-ops; amp-runner --amp-profile, "
+                     "amp_mlir.cpu_profile())"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> mpiImplementation{
       *this, "mpi-implementation",
       llvm::cl::desc("ABI of the MPI library that data-parallel steps "

@@ -5,6 +5,27 @@
 
 include "mlir/Pass/PassBase.td"
 
+def AmpCpuProfileOps : Pass<"amp-cpu-profile-ops", "::mlir::ModuleOp"> {
+  let summary = "Time every top-level op of each function (per-op profile of JIT code)";
+  let description = [{
+    Instrumentation for `amp-cpu-pipeline{profile=true}`, on buffers (after
+    bufferization and the oneDNN calls, before the loops are lowered): each
+    op directly in a `func.func` body that computes (a linalg op, an op
+    with regions such as the `scf.forall` of a tiled contraction, a
+    `func.call`, a `memref.copy`) is bracketed by
+    `%t = func.call @ampProfileNow() : () -> i64` and
+    `func.call @ampProfileRecord(%name, %t)`, where `%name` is the address
+    of an `llvm.mlir.global` string
+    "`function`#`index` `op name` `operand types` `location`". The CPU
+    runtime (`libamp_cpu_runtime.so`) sums the nanoseconds and calls per
+    name; `amp-runner --amp-profile` prints the table after the run,
+    `amp_mlir.cpu_profile()` returns it to Python. Ops without side effects
+    that compute nothing (views, allocations, constants) are not timed.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> {
   let summary = "Tile and vectorize contractions and convolutions for the CPU (on tensors)";
   let description = [{

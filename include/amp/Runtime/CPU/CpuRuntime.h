@@ -54,6 +54,22 @@ void amp_cpu_assert_failed(const char *message);
 /// code call it after each call.
 const char *ampCpuTakeAssertFailure(void);
 
+/// The per-op profile of amp-cpu-pipeline{profile=true} code
+/// (amp-cpu-profile-ops): a monotonic clock in nanoseconds, and the time
+/// since `start` added to the op named `name` (a constant string of the
+/// JIT code; entries are kept by name, in the order first seen).
+int64_t ampProfileNow(void);
+void ampProfileRecord(const char *name, int64_t start);
+/// The entries recorded since the start or the last ampCpuProfileReset:
+/// their number, and entry `index`'s name, nanoseconds and calls (0 when
+/// index is out of range).
+int64_t ampCpuProfileCount(void);
+int ampCpuProfileEntry(int64_t index, const char **name, uint64_t *ns,
+                       uint64_t *calls);
+void ampCpuProfileReset(void);
+/// The table on stderr, the most expensive op first.
+void ampCpuProfilePrint(void);
+
 #ifdef __cplusplus
 }
 #endif
