@@ -85,9 +85,10 @@ struct AmpCpuProfileOpsPass
           name.push_back('\0');
           // The name as a private constant string.
           builder.setInsertionPoint(func);
-          std::string symbol = "__amp_profile_name_" + std::to_string(globals++);
-          auto arrayType = LLVM::LLVMArrayType::get(builder.getI8Type(),
-                                                    name.size());
+          std::string symbol =
+              "__amp_profile_name_" + std::to_string(globals++);
+          auto arrayType =
+              LLVM::LLVMArrayType::get(builder.getI8Type(), name.size());
           LLVM::GlobalOp::create(builder, op.getLoc(), arrayType,
                                  /*isConstant=*/true, LLVM::Linkage::Private,
                                  symbol, builder.getStringAttr(name));

@@ -93,8 +93,9 @@ extern "C" void ampCpuProfilePrint(void) {
       total += entry.ns;
     }
   }
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const Entry *a, const Entry *b) { return a->ns > b->ns; });
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [](const Entry *a, const Entry *b) { return a->ns > b->ns; });
   std::fprintf(stderr, "amp profile: %10s %6s %8s  %s\n", "total ms", "%",
                "calls", "op");
   for (const Entry *entry : sorted)
