@@ -161,6 +161,31 @@ linalg::MatmulOp extendOperandsToAccumulatorType(RewriterBase &rewriter,
   return wideMatmul;
 }
 
+/// Lowers the linalg.pack ops feeding `op` and the linalg.unpack ops of its
+/// result to pads, reshapes and transposes, which bufferize.
+static LogicalResult lowerPacksAround(RewriterBase &rewriter,
+                                      linalg::GenericOp op) {
+  SmallVector<linalg::PackOp> packs;
+  SmallVector<linalg::UnPackOp> unpacks;
+  for (Value v : op->getOperands())
+    if (auto pack = v.getDefiningOp<linalg::PackOp>())
+      packs.push_back(pack);
+  for (Operation *user : op->getResult(0).getUsers())
+    if (auto unpack = dyn_cast<linalg::UnPackOp>(user))
+      unpacks.push_back(unpack);
+  for (linalg::PackOp pack : packs) {
+    rewriter.setInsertionPoint(pack);
+    if (failed(linalg::lowerPack(rewriter, pack)))
+      return failure();
+  }
+  for (linalg::UnPackOp unpack : unpacks) {
+    rewriter.setInsertionPoint(unpack);
+    if (failed(linalg::lowerUnPack(rewriter, unpack)))
+      return failure();
+  }
+  return success();
+}
+
 /// Packs the B operand of the plain 2-D matmul `op` (C[M,N] += A[M,K] *
 /// B[K,N]) into panels of `nr` columns: B becomes (N/nr) x K x nr, so that
 /// the K x nr strip a register tile streams is contiguous, instead of nr
@@ -200,25 +225,8 @@ FailureOr<linalg::LinalgOp> packRhsPanels(RewriterBase &rewriter,
       linalg::interchangeGenericOp(rewriter, generic, {1, 0, 2, 3});
   if (failed(interchanged))
     return failure();
-  // The packs become reshapes and transposes, which bufferize.
-  SmallVector<linalg::PackOp> packs;
-  SmallVector<linalg::UnPackOp> unpacks;
-  for (Value v : interchanged->getOperands())
-    if (auto pack = v.getDefiningOp<linalg::PackOp>())
-      packs.push_back(pack);
-  for (Operation *user : interchanged->getResult(0).getUsers())
-    if (auto unpack = dyn_cast<linalg::UnPackOp>(user))
-      unpacks.push_back(unpack);
-  for (linalg::PackOp pack : packs) {
-    rewriter.setInsertionPoint(pack);
-    if (failed(linalg::lowerPack(rewriter, pack)))
-      return failure();
-  }
-  for (linalg::UnPackOp unpack : unpacks) {
-    rewriter.setInsertionPoint(unpack);
-    if (failed(linalg::lowerUnPack(rewriter, unpack)))
-      return failure();
-  }
+  if (failed(lowerPacksAround(rewriter, *interchanged)))
+    return failure();
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
 
@@ -378,25 +386,8 @@ FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
       linalg::interchangeGenericOp(rewriter, generic, order);
   if (failed(interchanged))
     return failure();
-  // The packs become pads, reshapes and transposes, which bufferize.
-  SmallVector<linalg::PackOp> packs;
-  SmallVector<linalg::UnPackOp> unpacks;
-  for (Value v : interchanged->getOperands())
-    if (auto pack = v.getDefiningOp<linalg::PackOp>())
-      packs.push_back(pack);
-  for (Operation *user : interchanged->getResult(0).getUsers())
-    if (auto unpack = dyn_cast<linalg::UnPackOp>(user))
-      unpacks.push_back(unpack);
-  for (linalg::PackOp pack : packs) {
-    rewriter.setInsertionPoint(pack);
-    if (failed(linalg::lowerPack(rewriter, pack)))
-      return failure();
-  }
-  for (linalg::UnPackOp unpack : unpacks) {
-    rewriter.setInsertionPoint(unpack);
-    if (failed(linalg::lowerUnPack(rewriter, unpack)))
-      return failure();
-  }
+  if (failed(lowerPacksAround(rewriter, *interchanged)))
+    return failure();
   (*interchanged)->setAttr(kDotContractionMarker, rewriter.getUnitAttr());
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
