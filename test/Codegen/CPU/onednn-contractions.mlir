@@ -63,3 +63,16 @@ func.func @conv(%i: memref<1x3x9x9xf32>, %f: memref<4x3x3x3xf32>, %o: memref<1x4
       ins(%i, %f : memref<1x3x9x9xf32>, memref<4x3x3x3xf32>) outs(%o : memref<1x4x4x4xf32>)
   return
 }
+
+// -----
+
+// A bf16 x bf16 -> f32 convolution calls the bf16 entry point with bf16
+// views of its input and filter and an f32 view of its output.
+// CHECK-LABEL: func @bf16_conv
+// CHECK: call @ampOnednnConv2dNchwFchw_bf16_bf16_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, index, index, index, index, f32) -> ()
+// CHECK: func.func private @ampOnednnConv2dNchwFchw_bf16_bf16_f32({{.*}}) attributes {llvm.emit_c_interface}
+func.func @bf16_conv(%i: memref<1x3x11x11xbf16>, %f: memref<5x3x3x3xbf16>, %o: memref<1x5x5x5xf32>) {
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%i, %f : memref<1x3x11x11xbf16>, memref<5x3x3x3xbf16>) outs(%o : memref<1x5x5x5xf32>)
+  return
+}
