@@ -194,6 +194,18 @@ def test_conv_bf16_f32_accumulation_on_onednn():
     np.testing.assert_allclose(exe.invoke("f", xb, wb), ref, rtol=1e-5, atol=1e-4)
 
 
+@onednn
+def test_padded_conv_f32_on_onednn():
+    """torch-mlir's tensor.pad folded into the oneDNN call (top/left padding
+    passed, bottom/right from the shapes) gives PyTorch's padded conv."""
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST.replace(
+        " attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    assert _lowered_calls(text) == {"ampOnednnConv2dNchwFchw_f32_f32_f32"}
+    exe, _ = _compile(text)
+    np.testing.assert_allclose(exe.invoke("f", x, w), _conv_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
 def test_conv_bf16_generic_cpu_falls_back_to_codegen_with_a_remark():
     _, _, xb, wb = _conv_bf16_case()
     assert _lowered_calls(CONV_BF16, features="generic") == set()
