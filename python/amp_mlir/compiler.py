@@ -23,15 +23,16 @@ CUDA_PIPELINE = "amp-cuda-pipeline"
 
 def pipeline_for(target, autocast=True, mode="graph", chip="sm_90", gemm="codegen"):
     """The pipeline text for ``target``: ``cpu`` (``amp-cpu-pipeline`` with
-    ``autocast`` and ``mode``) or ``cuda`` (``amp-cuda-pipeline``, also with
-    ``chip`` and ``gemm``: ``codegen`` or ``cublas``).
+    ``autocast``, ``mode`` and ``gemm``: ``codegen`` or ``onednn``) or
+    ``cuda`` (``amp-cuda-pipeline``, also with ``chip``; ``gemm``:
+    ``codegen`` or ``cublas``).
 
     Raises:
         ValueError: another target.
     """
     enabled = 1 if autocast else 0
     if target == "cpu":
-        return f"{CPU_PIPELINE}{{autocast={enabled} mode={mode}}}"
+        return f"{CPU_PIPELINE}{{autocast={enabled} mode={mode} gemm={gemm}}}"
     if target == "cuda":
         return (f"{CUDA_PIPELINE}{{autocast={enabled} mode={mode} chip={chip} "
                 f"gemm={gemm}}}")

@@ -253,4 +253,19 @@ def AmpCpuRecoverableAsserts : Pass<"amp-cpu-recoverable-asserts", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def AmpCpuCollapseElementwise : Pass<"amp-cpu-collapse-elementwise", "func::FuncOp"> {
+  let summary = "Elementwise linalg.generic ops over contiguous buffers as one 1-D loop (on buffers)";
+  let description = [{
+    A `linalg.generic` whose loops are all parallel, whose operands are all
+    indexed by the identity map and are memrefs that collapse to one
+    dimension (contiguous row-major, `memref.collapse_shape` is guaranteed
+    valid) runs over `memref.collapse_shape` views as one loop (upstream
+    `linalg::collapseOpIterationDims`). `convert-linalg-to-loops` otherwise
+    nests a loop per dimension, and LLVM's loop vectorizer only sees the
+    innermost: autocast's f32 -> bf16 casts of 3x3 convolution weights
+    (`512x512x3x3`) ran as scalar loops of 3, 8 ms instead of 0.6 ms.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // AMP_CODEGEN_CPU_PASSES_TD
