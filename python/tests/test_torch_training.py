@@ -393,3 +393,28 @@ def test_peak_memory_autocast_vs_f32():
     low = _step_peak(copy.deepcopy(model), x, y, ("cpu", "bfloat16"))
     assert f32 <= 12 * 2**20, f"f32 step peak {f32 / 2**20:.2f} MiB"
     assert low <= 0.8 * f32, f"bf16 {low / 2**20:.2f} MiB vs f32 {f32 / 2**20:.2f} MiB"
+
+
+def test_profile_option(digits):
+    """``profile=True`` compiles the step with amp-cpu-pipeline{profile=true}:
+    amp_mlir.cpu_profile() then has a row per op of @train_step (the
+    matmuls' tiled loops among them), one call per step; without it the
+    table stays empty."""
+    xs, ys = digits
+    amp_mlir.cpu_reset_profile()
+    model = mlp()
+    plain = compile_train_step(model, loss_fn, torch.optim.SGD(model.parameters(), lr=0.1),
+                               (xs[0], ys[0]))
+    plain(xs[0], ys[0])
+    assert amp_mlir.cpu_profile() == []
+    model = mlp()
+    step = compile_train_step(model, loss_fn, torch.optim.SGD(model.parameters(), lr=0.1),
+                              (xs[0], ys[0]), autocast=("cpu", "bfloat16"), profile=True)
+    amp_mlir.cpu_reset_profile()
+    step(xs[0], ys[0])
+    step(xs[1], ys[1])
+    rows = amp_mlir.cpu_profile()
+    assert rows and all(name.startswith("train_step#") and calls == 2
+                        for name, _, calls in rows)
+    assert any("bf16" in name for name, _, _ in rows)
+    amp_mlir.cpu_reset_profile()

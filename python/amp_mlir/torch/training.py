@@ -192,7 +192,7 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, example_args, autocast, scaler, mode,
-                 device, opt_level=3, distributed=None):
+                 device, opt_level=3, distributed=None, profile=False):
         if device != "cpu":
             raise NotImplementedError(f"device={device!r}: the amp-mlir training step "
                                       "runs on 'cpu'")
@@ -241,7 +241,8 @@ class TrainStep:
         module = Context().parse(self.mlir, source_name="train_step")
         module.run_pipeline("inline,symbol-dce")
         self._exe = amp_compile(module, pipeline=pipeline_for(
-            "cpu", autocast=self._autocast is not None, mode=mode), opt_level=opt_level)
+            "cpu", autocast=self._autocast is not None, mode=mode, profile=profile),
+            opt_level=opt_level)
         self._model, self._optimizer, self._rule = model, optimizer, rule
         self._scaler = scaler
         self._mode = mode
@@ -364,7 +365,7 @@ def _type_of(t):
 
 def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None,
                        scaler=None, mode="graph", device="cpu", opt_level=3,
-                       distributed=None):
+                       distributed=None, profile=False):
     """Compiles one whole training step of ``model``.
 
     Args:
@@ -390,6 +391,9 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
             gradients are averaged across the ranks inside the step, and an
             inf/NaN on any rank makes all of them skip. The returned loss is
             the rank's own.
+        profile: time every op of the step (``amp-cpu-pipeline{profile=true}``);
+            :func:`amp_mlir.cpu_profile` / :func:`amp_mlir.format_cpu_profile`
+            give the table. Off by default (the timers cost a little per op).
 
     Returns:
         :class:`TrainStep`.
@@ -402,4 +406,4 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
         TypeError: non-tensor arguments, non-f32 parameters.
     """
     return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device,
-                     opt_level, distributed)
+                     opt_level, distributed, profile)
