@@ -121,6 +121,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.packRhs = options.packRhs;
   tileOptions.cpuFeatures = options.cpuFeatures;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
+  // Row reductions (softmax, layer_norm) as vector code, a row per step.
+  pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizeReductions());
   if (failed(
           addPassList(pm,
                       "func.func(canonicalize,cse,loop-invariant-code-motion,"
@@ -202,7 +204,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
               "finalize-memref-to-llvm{use-generic-functions=true},"
               "convert-scf-to-cf,"
               "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-              "vector-transpose-lowering=shuffle1d enable-x86vector=true},"
+              "vector-transpose-lowering=shuffle1d enable-x86vector=true "
+              "reassociate-fp-reductions=true},"
               "convert-openmp-to-llvm,convert-math-to-llvm,convert-math-to-"
               "libm,"
               "convert-to-llvm,"
