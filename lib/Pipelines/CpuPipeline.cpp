@@ -121,8 +121,10 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.packRhs = options.packRhs;
   tileOptions.cpuFeatures = options.cpuFeatures;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
-  // Row reductions (softmax, layer_norm) as vector code, a row per step.
+  // Row reductions (softmax, layer_norm) and transposes that move the
+  // innermost dimension (K^T, W^T) as vector code.
   pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizeReductions());
+  pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizeTransposes());
   if (failed(
           addPassList(pm,
                       "func.func(canonicalize,cse,loop-invariant-code-motion,"

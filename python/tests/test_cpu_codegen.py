@@ -281,3 +281,28 @@ def test_row_reductions_match_numpy(n):
     assert np.abs(s[ok] - ref[ok]).max() < 1e-5 * n
     assert np.array_equal(m[ok[..., 0]], x.max(-1)[ok[..., 0]])
     np.testing.assert_allclose(q, (d * d).sum(-1), rtol=1e-13)
+
+
+TRANSPOSE = """
+func.func @tr(%x: tensor<{a}x{b}x{c}x{d}x{t}>) -> tensor<{b}x{c}x{d}x{a}x{t}> {
+  %e = tensor.empty() : tensor<{b}x{c}x{d}x{a}x{t}>
+  %r = linalg.transpose ins(%x : tensor<{a}x{b}x{c}x{d}x{t}>)
+                        outs(%e : tensor<{b}x{c}x{d}x{a}x{t}>) permutation = [1, 2, 3, 0]
+  return %r : tensor<{b}x{c}x{d}x{a}x{t}>
+}
+"""
+
+
+# amp-cpu-vectorize-transposes: 8x8 blocks (40 x 64 f32), blocks of the
+# largest divisors up to 8 (20 x 12 f64: 5 x 6), i8 elements.
+@pytest.mark.parametrize("shape,dtype,t", [((40, 2, 3, 64), np.float32, "f32"),
+                                           ((20, 3, 1, 12), np.float64, "f64"),
+                                           ((16, 2, 2, 24), np.int8, "i8")])
+def test_transpose_matches_numpy(shape, dtype, t):
+    a, b, c, d = shape
+    x = (np.random.default_rng(a).standard_normal(shape) * 50).astype(dtype)
+    text = TRANSPOSE
+    for key, val in (("a", a), ("b", b), ("c", c), ("d", d), ("t", t)):
+        text = text.replace("{%s}" % key, str(val))
+    exe = amp.compile(text, pipeline="amp-cpu-pipeline{autocast=0}")
+    assert np.array_equal(exe.tr(x), x.transpose(1, 2, 3, 0))

@@ -211,6 +211,31 @@ def AmpCpuVectorizeReductions : Pass<"amp-cpu-vectorize-reductions", "func::Func
                            "::mlir::vector::VectorDialect"];
 }
 
+def AmpCpuVectorizeTransposes : Pass<"amp-cpu-vectorize-transposes", "func::FuncOp"> {
+  let summary = "Vector code for linalg.transpose ops that move the innermost dimension (on tensors)";
+  let description = [{
+    A `linalg.transpose` directly in a function body, with static shapes,
+    whose permutation moves the innermost dimension (attention's K^T, the
+    W^T of a torch-mlir `Linear` before its matmul) is tiled with `scf.for`
+    loops into blocks of `block` x `block` elements of the two dimensions
+    that are innermost in the input and in the output (each reduced to the
+    largest divisor of its dimension; tile size 1 for the other
+    dimensions; left alone when a block side would be below 4), and each
+    block vectorized (upstream `linalg::generalizeNamedOp`,
+    `linalg::dropUnitDims`, `linalg::vectorize`: a transfer read of the
+    block, a 2-D `vector.transpose`, a transfer write). Lowered to loops
+    instead, every element was a scalar load at the input's outer stride.
+    Transposes that keep the innermost dimension are row copies that the
+    loop vectorizer already takes.
+  }];
+  let options = [
+    Option<"blockSize", "block", "int64_t", /*default=*/"8",
+           "the side of the square blocks (elements)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def AmpCpuApproximateMath : Pass<"amp-cpu-approximate-math", "func::FuncOp"> {
   let summary = "f32 erf, tanh and exp as polynomial approximations that vectorize";
   let description = [{
