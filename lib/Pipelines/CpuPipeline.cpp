@@ -121,6 +121,10 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.packRhs = options.packRhs;
   tileOptions.cpuFeatures = options.cpuFeatures;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
+  // Row reductions (softmax, layer_norm) and transposes that move the
+  // innermost dimension (K^T, W^T) as vector code.
+  pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizeReductions());
+  pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizeTransposes());
   if (failed(
           addPassList(pm,
                       "func.func(canonicalize,cse,loop-invariant-code-motion,"
@@ -205,7 +209,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
               "finalize-memref-to-llvm{use-generic-functions=true},"
               "convert-scf-to-cf,"
               "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-              "vector-transpose-lowering=shuffle1d enable-x86vector=true},"
+              "vector-transpose-lowering=shuffle1d enable-x86vector=true "
+              "reassociate-fp-reductions=true},"
               "convert-openmp-to-llvm,convert-math-to-llvm,convert-math-to-"
               "libm,"
               "convert-to-llvm,"

@@ -222,3 +222,87 @@ def test_f32_exp_matches_numpy(approximate):
     assert np.abs(y[ref < 2.0**-126]).max() < 2.0**-125
     assert np.all(np.isposinf(y[ref > np.finfo(np.float32).max]))
     assert np.isnan(y[np.isnan(x)]).all() and y[x == -np.inf][0] == 0.0
+
+
+ROW_REDUCTIONS = """
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#r0 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#r = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @rows(%x: tensor<3x5x{n}xf32>, %d: tensor<3x5x{n}xf64>)
+    -> (tensor<3x5x1xf32>, tensor<3x5xf32>, tensor<3x5xf64>) {
+  %z = arith.constant 0.0 : f32
+  %z64 = arith.constant 0.0 : f64
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<3x5x1xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x5x1xf32>) -> tensor<3x5x1xf32>
+  %s = linalg.generic {indexing_maps = [#id, #r0], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<3x5x{n}xf32>) outs(%f : tensor<3x5x1xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %a = arith.addf %in, %o : f32
+    linalg.yield %a : f32
+  } -> tensor<3x5x1xf32>
+  %em = tensor.empty() : tensor<3x5xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%em : tensor<3x5xf32>) -> tensor<3x5xf32>
+  %m = linalg.generic {indexing_maps = [#id, #r], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<3x5x{n}xf32>) outs(%fm : tensor<3x5xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %a = arith.maximumf %in, %o : f32
+    linalg.yield %a : f32
+  } -> tensor<3x5xf32>
+  %ed = tensor.empty() : tensor<3x5xf64>
+  %fd = linalg.fill ins(%z64 : f64) outs(%ed : tensor<3x5xf64>) -> tensor<3x5xf64>
+  %q = linalg.generic {indexing_maps = [#id, #r], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%d : tensor<3x5x{n}xf64>) outs(%fd : tensor<3x5xf64>) {
+  ^bb0(%in: f64, %o: f64):
+    %sq = arith.mulf %in, %in : f64
+    %a = arith.addf %sq, %o : f64
+    linalg.yield %a : f64
+  } -> tensor<3x5xf64>
+  return %s, %m, %q : tensor<3x5x1xf32>, tensor<3x5xf32>, tensor<3x5xf64>
+}
+"""
+
+
+# Rows of 128 (one vector), 1000 (chunks of 500), 7 (left scalar).
+@pytest.mark.parametrize("n", [128, 1000, 7])
+def test_row_reductions_match_numpy(n):
+    # amp-cpu-vectorize-reductions: sums (reassociated, as a tree), a
+    # maximumf that keeps NaN, an f64 sum of squares.
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((3, 5, n)).astype(np.float32)
+    x[1, 2, n // 2] = np.nan
+    d = rng.standard_normal((3, 5, n))
+    exe = amp.compile(ROW_REDUCTIONS.replace("{n}", str(n)),
+                      pipeline="amp-cpu-pipeline{autocast=0}")
+    s, m, q = exe.rows(x, d)
+    ref = x.astype(np.float64).sum(-1, keepdims=True)
+    ok = ~np.isnan(ref)
+    assert np.isnan(s[1, 2, 0]) and np.isnan(m[1, 2])
+    assert np.abs(s[ok] - ref[ok]).max() < 1e-5 * n
+    assert np.array_equal(m[ok[..., 0]], x.max(-1)[ok[..., 0]])
+    np.testing.assert_allclose(q, (d * d).sum(-1), rtol=1e-13)
+
+
+TRANSPOSE = """
+func.func @tr(%x: tensor<{a}x{b}x{c}x{d}x{t}>) -> tensor<{b}x{c}x{d}x{a}x{t}> {
+  %e = tensor.empty() : tensor<{b}x{c}x{d}x{a}x{t}>
+  %r = linalg.transpose ins(%x : tensor<{a}x{b}x{c}x{d}x{t}>)
+                        outs(%e : tensor<{b}x{c}x{d}x{a}x{t}>) permutation = [1, 2, 3, 0]
+  return %r : tensor<{b}x{c}x{d}x{a}x{t}>
+}
+"""
+
+
+# amp-cpu-vectorize-transposes: 8x8 blocks (40 x 64 f32), blocks of the
+# largest divisors up to 8 (20 x 12 f64: 5 x 6), i8 elements.
+@pytest.mark.parametrize("shape,dtype,t", [((40, 2, 3, 64), np.float32, "f32"),
+                                           ((20, 3, 1, 12), np.float64, "f64"),
+                                           ((16, 2, 2, 24), np.int8, "i8")])
+def test_transpose_matches_numpy(shape, dtype, t):
+    a, b, c, d = shape
+    x = (np.random.default_rng(a).standard_normal(shape) * 50).astype(dtype)
+    text = TRANSPOSE
+    for key, val in (("a", a), ("b", b), ("c", c), ("d", d), ("t", t)):
+        text = text.replace("{%s}" % key, str(val))
+    exe = amp.compile(text, pipeline="amp-cpu-pipeline{autocast=0}")
+    assert np.array_equal(exe.tr(x), x.transpose(1, 2, 3, 0))

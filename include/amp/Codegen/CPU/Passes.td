@@ -201,6 +201,53 @@ def AmpCpuFlattenPairTransfers : Pass<"amp-cpu-flatten-pair-transfers", "func::F
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
+def AmpCpuVectorizeReductions : Pass<"amp-cpu-vectorize-reductions", "func::FuncOp"> {
+  let summary = "Vector code for linalg reductions over the innermost loop (on tensors)";
+  let description = [{
+    A `linalg.generic` directly in a function body, with static shapes,
+    one reduction loop which is its innermost loop, and every input either
+    read along that loop as its innermost dimension or not indexed by it
+    (softmax's row max and row sum, layer_norm's mean and variance; not a
+    contraction) is tiled with `scf.for` loops to one row per step (tile
+    size 1 for each parallel loop, upstream `scf::tileUsingSCF`) and the
+    row vectorized (upstream `linalg::vectorize`: transfer reads and a
+    `vector.multi_reduction`). A row longer than 512 is reduced in chunks
+    of the largest divisor of its length up to 512; rows (chunks) shorter
+    than 8 are left alone, as is a tile the vectorizer refuses. Lowered to
+    loops instead, such a reduction stayed scalar (LLVM's loop vectorizer
+    keeps an f32 sum in order and does not vectorize `maximumf`
+    reductions); `amp-cpu-pipeline` lowers the row's `vector.reduction`
+    with `reassociate-fp-reductions`, a tree of vector ops.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def AmpCpuVectorizeTransposes : Pass<"amp-cpu-vectorize-transposes", "func::FuncOp"> {
+  let summary = "Vector code for linalg.transpose ops that move the innermost dimension (on tensors)";
+  let description = [{
+    A `linalg.transpose` directly in a function body, with static shapes,
+    whose permutation moves the innermost dimension (attention's K^T, the
+    W^T of a torch-mlir `Linear` before its matmul) is tiled with `scf.for`
+    loops into blocks of `block` x `block` elements of the two dimensions
+    that are innermost in the input and in the output (each reduced to the
+    largest divisor of its dimension; tile size 1 for the other
+    dimensions; left alone when a block side would be below 4), and each
+    block vectorized (upstream `linalg::generalizeNamedOp`,
+    `linalg::dropUnitDims`, `linalg::vectorize`: a transfer read of the
+    block, a 2-D `vector.transpose`, a transfer write). Lowered to loops
+    instead, every element was a scalar load at the input's outer stride.
+    Transposes that keep the innermost dimension are row copies that the
+    loop vectorizer already takes.
+  }];
+  let options = [
+    Option<"blockSize", "block", "int64_t", /*default=*/"8",
+           "the side of the square blocks (elements)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def AmpCpuApproximateMath : Pass<"amp-cpu-approximate-math", "func::FuncOp"> {
   let summary = "f32 erf, tanh and exp as polynomial approximations that vectorize";
   let description = [{
