@@ -21,9 +21,11 @@ CPU_PIPELINE = "amp-cpu-pipeline"
 CUDA_PIPELINE = "amp-cuda-pipeline"
 
 
-def pipeline_for(target, autocast=True, mode="graph", chip="sm_90", gemm="codegen"):
+def pipeline_for(target, autocast=True, mode="graph", chip="sm_90", gemm="codegen",
+                 profile=False):
     """The pipeline text for ``target``: ``cpu`` (``amp-cpu-pipeline`` with
-    ``autocast``, ``mode`` and ``gemm``: ``codegen`` or ``onednn``) or
+    ``autocast``, ``mode`` and ``gemm``: ``codegen`` or ``onednn``;
+    ``profile=True`` times every op, see :func:`amp_mlir.cpu_profile`) or
     ``cuda`` (``amp-cuda-pipeline``, also with ``chip``; ``gemm``:
     ``codegen`` or ``cublas``).
 
@@ -32,7 +34,8 @@ def pipeline_for(target, autocast=True, mode="graph", chip="sm_90", gemm="codege
     """
     enabled = 1 if autocast else 0
     if target == "cpu":
-        return f"{CPU_PIPELINE}{{autocast={enabled} mode={mode} gemm={gemm}}}"
+        extra = " profile=true" if profile else ""
+        return f"{CPU_PIPELINE}{{autocast={enabled} mode={mode} gemm={gemm}{extra}}}"
     if target == "cuda":
         return (f"{CUDA_PIPELINE}{{autocast={enabled} mode={mode} chip={chip} "
                 f"gemm={gemm}}}")

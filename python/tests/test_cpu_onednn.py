@@ -11,18 +11,10 @@ import pytest
 
 import amp_mlir as amp
 from amp_mlir.runtime import numpy_dtype
+from host_cpu import cpu_flags
 
 
-def _cpu_flags():
-    try:
-        text = open("/proc/cpuinfo").read()
-    except OSError:
-        return set()
-    line = next((l for l in text.splitlines() if l.startswith("flags")), "")
-    return set(line.split(":", 1)[-1].split())
-
-
-FLAGS = _cpu_flags()
+FLAGS = cpu_flags()
 AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= FLAGS
 avx512 = pytest.mark.skipif(not AVX512, reason="needs AVX-512 (oneDNN's bf16 matmul)")
 onednn = pytest.mark.skipif(not amp.cpu_has_onednn(),

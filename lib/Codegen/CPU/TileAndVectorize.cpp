@@ -161,6 +161,35 @@ linalg::MatmulOp extendOperandsToAccumulatorType(RewriterBase &rewriter,
   return wideMatmul;
 }
 
+/// Replaces `unpack` by a tensor.collapse_shape of its source when it is
+/// one: only the innermost dimension is tiled, without padding, and the
+/// outer dimensions keep their order (the accumulator C of a packed
+/// contraction, viewed as [batch] x M x N/n_r x n_r). Upstream's
+/// lowerUnPack copies the collapsed tensor into the unpack's destination
+/// (a full-size `linalg.copy` into a fresh buffer: for a 1024 x 1024 f32
+/// weight gradient 4 MiB more at the step's peak, and a pass over it).
+static bool unpackAsCollapse(RewriterBase &rewriter,
+                             linalg::UnPackOp unpack) {
+  RankedTensorType src = unpack.getSourceType();
+  RankedTensorType dest = unpack.getDestType();
+  int64_t rank = dest.getRank();
+  ArrayRef<int64_t> outerPerm = unpack.getOuterDimsPerm();
+  if (!src.hasStaticShape() || !dest.hasStaticShape() ||
+      unpack.getInnerDimsPos() != ArrayRef<int64_t>{rank - 1} ||
+      !(outerPerm.empty() || isIdentityPermutation(outerPerm)) ||
+      src.getDimSize(rank - 1) * src.getDimSize(rank) !=
+          dest.getDimSize(rank - 1))
+    return false;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank - 1; ++i)
+    groups.push_back({i});
+  groups.push_back({rank - 1, rank});
+  rewriter.setInsertionPoint(unpack);
+  rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+      unpack, dest, unpack.getSource(), groups);
+  return true;
+}
+
 /// Lowers the linalg.pack ops feeding `op` and the linalg.unpack ops of its
 /// result to pads, reshapes and transposes, which bufferize.
 static LogicalResult lowerPacksAround(RewriterBase &rewriter,
@@ -179,6 +208,8 @@ static LogicalResult lowerPacksAround(RewriterBase &rewriter,
       return failure();
   }
   for (linalg::UnPackOp unpack : unpacks) {
+    if (unpackAsCollapse(rewriter, unpack))
+      continue;
     rewriter.setInsertionPoint(unpack);
     if (failed(linalg::lowerUnPack(rewriter, unpack)))
       return failure();
@@ -444,6 +475,160 @@ bool isDotTileVectorOp(Operation *op) {
   return false;
 }
 
+/// The narrow float type that every reader of `value` rounds it to first:
+/// each use is an input of a linalg.generic (directly, or through one
+/// tensor.collapse_shape, the unpack of a packed C) whose payload uses the
+/// operand only in `arith.truncf` to that type (autocast's consumers of an
+/// f32-accumulated contraction: `truncf %acc : f32 to bf16` then bf16 math,
+/// PyTorch's bf16 matmul output). Null when a reader needs the f32 value.
+static Type narrowTypeAllReadersRoundTo(Value value) {
+  Type narrow;
+  auto readerRounds = [&](OpOperand &use) {
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!generic || !generic.isDpsInput(&use))
+      return false;
+    BlockArgument arg = generic.getMatchingBlockArgument(&use);
+    for (Operation *user : arg.getUsers()) {
+      auto trunc = dyn_cast<arith::TruncFOp>(user);
+      if (!trunc || trunc.getRoundingmodeAttr())
+        return false;
+      if (narrow && narrow != trunc.getType())
+        return false;
+      narrow = trunc.getType();
+    }
+    return true;
+  };
+  if (value.use_empty())
+    return {};
+  for (OpOperand &use : value.getUses()) {
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner())) {
+      if (collapse->use_empty() ||
+          !llvm::all_of(collapse->getUses(), readerRounds))
+        return {};
+      continue;
+    }
+    if (!readerRounds(use))
+      return {};
+  }
+  return narrow;
+}
+
+/// The contraction tiled by `forall` (its one shared output a zero-filled
+/// f32 accumulator: `linalg.fill`, or a reshape of one) has readers that
+/// all round its result to `narrow` (see narrowTypeAllReadersRoundTo). Each
+/// tile then accumulates in a tile-sized f32 tensor of its own (filled with
+/// the fill's value) and is rounded to `narrow` as it is inserted into the
+/// shared output, which becomes a `narrow` tensor; the readers take the
+/// rounded value and their `truncf` folds away. The numbers are the same
+/// (each element is still rounded once, after the whole k sum), but the
+/// full-size f32 accumulator is gone: for a bf16 matmul, C takes half the
+/// bytes and one pass less. Returns false (nothing changed) when the
+/// forall does not have that form.
+static bool roundAccumulatorPerTile(RewriterBase &rewriter,
+                                    scf::ForallOp forall, Type narrow) {
+  if (forall.getNumResults() != 1)
+    return false;
+  Value init = forall.getOutputs()[0];
+  auto initType = dyn_cast<RankedTensorType>(init.getType());
+  if (!initType || !initType.hasStaticShape() ||
+      !initType.getElementType().isF32())
+    return false;
+  // The fill, through the reshapes, the (identity) transpose and the
+  // zero-width pad of C's lowered pack: every element holds its value.
+  Value filled = init;
+  linalg::FillOp fill;
+  while (!(fill = filled.getDefiningOp<linalg::FillOp>())) {
+    Operation *def = filled.getDefiningOp();
+    if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
+      filled = expand.getSrc();
+    else if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def))
+      filled = collapse.getSrc();
+    else if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(def))
+      filled = transpose.getInput();
+    else if (auto pad = dyn_cast_or_null<tensor::PadOp>(def);
+             pad && pad.hasZeroLowPad() && pad.hasZeroHighPad())
+      filled = pad.getSource();
+    else
+      return false;
+  }
+  Value fillValue = fill.getInputs()[0];
+  BlockArgument shared = forall.getRegionIterArgs()[0];
+  tensor::ExtractSliceOp slice;
+  tensor::ParallelInsertSliceOp insert;
+  for (Operation *user : shared.getUsers()) {
+    if (auto s = dyn_cast<tensor::ExtractSliceOp>(user); s && !slice)
+      slice = s;
+    else if (auto i = dyn_cast<tensor::ParallelInsertSliceOp>(user);
+             i && !insert && i.getDest() == shared)
+      insert = i;
+    else
+      return false;
+  }
+  if (!slice || !insert || !slice.getType().hasStaticShape() ||
+      slice.getType().getRank() != initType.getRank() ||
+      cast<RankedTensorType>(insert.getSource().getType()) != slice.getType())
+    return false;
+  Location loc = forall.getLoc();
+  RankedTensorType tileType = slice.getType();
+  auto narrowTile = tileType.clone(narrow);
+  // The tile's own accumulator.
+  rewriter.setInsertionPoint(slice);
+  Value tileInit =
+      linalg::FillOp::create(
+          rewriter, loc, fillValue,
+          ValueRange{tensor::EmptyOp::create(rewriter, loc, tileType.getShape(),
+                                             tileType.getElementType())})
+          .getResult(0);
+  rewriter.replaceOp(slice, tileInit);
+  // Rounded as it is inserted.
+  rewriter.setInsertionPoint(forall.getTerminator());
+  AffineMap id = rewriter.getMultiDimIdentityMap(tileType.getRank());
+  SmallVector<utils::IteratorType> parallelIters(tileType.getRank(),
+                                                 utils::IteratorType::parallel);
+  Value rounded =
+      linalg::GenericOp::create(
+          rewriter, loc, narrowTile, ValueRange{insert.getSource()},
+          ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                             narrowTile.getShape(), narrow)},
+          ArrayRef<AffineMap>{id, id}, parallelIters,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value t = arith::TruncFOp::create(b, l, narrow, args[0]);
+            linalg::YieldOp::create(b, l, t);
+          })
+          .getResult(0);
+  rewriter.modifyOpInPlace(insert,
+                           [&] { insert.getSourceMutable().assign(rounded); });
+  // The shared output, the forall's result and its readers become narrow.
+  rewriter.setInsertionPoint(forall);
+  Value narrowInit =
+      tensor::EmptyOp::create(rewriter, loc, initType.getShape(), narrow);
+  auto narrowType = initType.clone(narrow);
+  rewriter.modifyOpInPlace(forall, [&] {
+    forall.getOutputsMutable()[0].assign(narrowInit);
+    shared.setType(narrowType);
+    forall.getResult(0).setType(narrowType);
+  });
+  auto retypeReader = [&](OpOperand &use) {
+    auto generic = cast<linalg::GenericOp>(use.getOwner());
+    BlockArgument arg = generic.getMatchingBlockArgument(&use);
+    rewriter.modifyOpInPlace(generic, [&] { arg.setType(narrow); });
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers()))
+      rewriter.replaceOp(user, arg);
+  };
+  for (OpOperand &use : llvm::make_early_inc_range(forall->getUses())) {
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner())) {
+      rewriter.modifyOpInPlace(collapse, [&] {
+        collapse.getResult().setType(collapse.getResultType().clone(narrow));
+      });
+      for (OpOperand &u : llvm::make_early_inc_range(collapse->getUses()))
+        retypeReader(u);
+      continue;
+    }
+    retypeReader(use);
+  }
+  return true;
+}
+
 /// Tiles `op` with `sizes` (0: not tiled) into loops of `loopType`; returns
 /// the tiled op, and the loops (outermost first) in `loops` when given.
 FailureOr<TilingInterface>
@@ -541,8 +726,19 @@ struct AmpCpuTileAndVectorizePass
         parallelPart[d] = 0;
         reductionPart[d] = outer[d];
       }
+      // Readers that round the result (autocast's bf16 consumers of an f32
+      // accumulator) get it rounded per cache tile instead (before tiling,
+      // while `op`'s result still has them as users).
+      Type narrow = roundAccumulatorTiles
+                        ? narrowTypeAllReadersRoundTo(op->getResult(0))
+                        : Type();
+      SmallVector<LoopLikeOpInterface> forallLoops;
       tiled = tile(rewriter, *tiled, parallelPart,
-                   scf::SCFTilingOptions::LoopType::ForallOp);
+                   scf::SCFTilingOptions::LoopType::ForallOp, &forallLoops);
+      if (succeeded(tiled) && narrow && forallLoops.size() == 1)
+        if (auto forall =
+                dyn_cast<scf::ForallOp>(forallLoops.front().getOperation()))
+          (void)roundAccumulatorPerTile(rewriter, forall, narrow);
       if (succeeded(tiled))
         tiled = tile(rewriter, *tiled, reductionPart);
     } else {

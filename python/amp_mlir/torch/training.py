@@ -192,7 +192,8 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, example_args, autocast, scaler, mode,
-                 device, opt_level=3, distributed=None, gemm="codegen"):
+                 device, opt_level=3, distributed=None, gemm="codegen",
+                 profile=False):
         if device != "cpu":
             raise NotImplementedError(f"device={device!r}: the amp-mlir training step "
                                       "runs on 'cpu'")
@@ -244,7 +245,8 @@ class TrainStep:
         module = Context().parse(self.mlir, source_name="train_step")
         module.run_pipeline("inline,symbol-dce")
         self._exe = amp_compile(module, pipeline=pipeline_for(
-            "cpu", autocast=self._autocast is not None, mode=mode, gemm=gemm),
+            "cpu", autocast=self._autocast is not None, mode=mode, gemm=gemm,
+            profile=profile),
             opt_level=opt_level)
         self._model, self._optimizer, self._rule = model, optimizer, rule
         self._scaler = scaler
@@ -368,7 +370,7 @@ def _type_of(t):
 
 def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None,
                        scaler=None, mode="graph", device="cpu", opt_level=3,
-                       distributed=None, gemm="codegen"):
+                       distributed=None, gemm="codegen", profile=False):
     """Compiles one whole training step of ``model``.
 
     Args:
@@ -397,6 +399,9 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
         gemm: the step's contractions and convolutions: ``"codegen"``
             (amp-mlir's own code) or ``"onednn"`` (oneDNN primitives,
             ``amp-cpu-pipeline{gemm=onednn}``).
+        profile: time every op of the step (``amp-cpu-pipeline{profile=true}``);
+            :func:`amp_mlir.cpu_profile` / :func:`amp_mlir.format_cpu_profile`
+            give the table. Off by default (the timers cost a little per op).
 
     Returns:
         :class:`TrainStep`.
@@ -410,4 +415,4 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
         TypeError: non-tensor arguments, non-f32 parameters.
     """
     return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device,
-                     opt_level, distributed, gemm)
+                     opt_level, distributed, gemm, profile)
