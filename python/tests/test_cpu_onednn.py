@@ -198,6 +198,34 @@ def test_padded_conv_f32_on_onednn():
     np.testing.assert_allclose(exe.invoke("f", x, w), _conv_ref(x, w), rtol=1e-4, atol=1e-4)
 
 
+@onednn
+@avx512
+def test_conv_bf16_without_onednn_implementation_runs_reference_loop_with_remark():
+    """Where oneDNN has no bf16 convolution at run time (here: oneDNN capped
+    to AVX2 with DNNL_MAX_CPU_ISA, in a child process: oneDNN reads it once),
+    the call says so once on stderr and computes with the reference loop,
+    padding included: same numbers, no crash."""
+    import os
+    import subprocess
+    import sys
+    child = (
+        "import numpy as np, test_cpu_onednn as t\n"
+        "_, _, xb, wb = t._conv_bf16_case()\n"
+        "exe, _ = t._compile(t.CONV_BF16)\n"
+        "ref = t._conv_ref(xb.astype(np.float32), wb.astype(np.float32))\n"
+        "np.testing.assert_allclose(exe.invoke('f', xb, wb), ref, rtol=1e-5, atol=1e-4)\n"
+        "print('numbers ok')\n")
+    env = dict(os.environ, DNNL_MAX_CPU_ISA="AVX2")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__),
+                                         os.path.dirname(amp.__path__[0])])
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "numbers ok" in out.stdout
+    assert ("remark: ampOnednnConv2dNchwFchw bf16 x bf16 -> f32: no oneDNN implementation "
+            "on this CPU; computed with a reference loop") in out.stderr
+
+
 def test_conv_bf16_generic_cpu_falls_back_to_codegen_with_a_remark():
     _, _, xb, wb = _conv_bf16_case()
     assert _lowered_calls(CONV_BF16, features="generic") == set()
