@@ -72,6 +72,16 @@ def first_line(error):
     return f"{type(error).__name__}: {line}"[:300]
 
 
+_T0 = time.perf_counter()
+
+
+def progress(stage):
+    """The child's last words before a timeout: the stage it reached and when
+    (stderr; the parent reads the last such line when it kills the child)."""
+    print(f"progress: {stage} at {time.perf_counter() - _T0:.0f} s",
+          file=sys.stderr, flush=True)
+
+
 def run_one(name, size):
     """The child: one model, f32 and bf16. Prints one JSON object."""
     import warnings
@@ -102,18 +112,21 @@ def run_one(name, size):
         print(json.dumps(result))
         return
     result["size"] = x.shape[-1]
+    progress("PyTorch reference done")
     with torch.no_grad(), torch.autocast("cpu", torch.bfloat16):
         result["torch_bf16"] = rel_l2(model(x).float(), ref)
 
     for config, autocast in (("f32", None), ("bf16", ("cpu", "bfloat16"))):
         entry = result[config] = {}
         start = time.perf_counter()
+        progress(f"{config}: exporting")
         try:
             exported = export_module(model, (x,), autocast=autocast)
         except Exception as e:
             entry["stage"], entry["error"] = "export", first_line(e)
             continue
         entry["exported"] = True
+        progress(f"{config}: exported; compiling")
         try:
             pipeline = pipeline_for("cpu", autocast=True, mode="graph")
             executable = compile_text(exported.text, pipeline, opt_level=1)
@@ -126,6 +139,7 @@ def run_one(name, size):
             continue
         entry["compiled"] = True
         entry["compile_s"] = round(time.perf_counter() - start, 1)
+        progress(f"{config}: compiled; running")
         try:
             with torch.no_grad():
                 y = compiled(x)
@@ -135,6 +149,7 @@ def run_one(name, size):
         entry["ran"] = True
         entry["rel_l2"] = rel_l2(y.float(), ref)
         entry["finite"] = bool(torch.isfinite(y).all())
+        progress(f"{config}: ran")
     print(json.dumps(result))
 
 
@@ -226,9 +241,13 @@ def main():
                      "detail": f"exit {child.returncode}: {tail}"}
             else:
                 r = json.loads(lines[-1])
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as e:
+            err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+            reached = [l[len("progress: "):] for l in err.splitlines()
+                       if l.startswith("progress: ")]
             r = {"model": name, "params": params, "status": "timeout",
-                 "detail": f"over the {args.timeout} s limit"}
+                 "detail": f"over the {args.timeout} s limit"
+                 + (f" (last stage reached: {reached[-1]})" if reached else "")}
         r["seconds"] = round(time.perf_counter() - start, 1)
         results.append(r)
         if args.json:

@@ -14,7 +14,7 @@
 # AMP_SAN_BUILD_DIR picks the build directory (default build-san/);
 # AMP_VENV the Python environment (default build/venv, scripts/setup.sh's);
 # AMP_SAN_PYTEST adds pytest arguments (e.g. "-k digits"); AMP_SAN_SKIP_PYTEST=1
-# runs lit only.
+# runs lit only, AMP_SAN_SKIP_LIT=1 pytest only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="${AMP_SAN_BUILD_DIR:-$root/build-san}"
@@ -42,7 +42,9 @@ status=0
 litlog="$logs/lit.txt"
 paths=("$@")
 [[ ${#paths[@]} -eq 0 ]] && paths=("$build/test")
-nice /usr/lib/llvm-22/bin/lit -sv "${paths[@]}" 2>&1 | tee "$litlog" || status=$?
+if [[ "${AMP_SAN_SKIP_LIT:-0}" != 1 ]]; then
+  nice /usr/lib/llvm-22/bin/lit -sv "${paths[@]}" 2>&1 | tee "$litlog" || status=$?
+fi
 
 pystatus=0
 pylog="$logs/pytest.txt"
@@ -58,7 +60,7 @@ leakstatus=0
 python3 "$root/utils/lsan_filter.py" "$logs" || leakstatus=$?
 
 count() { grep -oE "^ *$1 *: *[0-9]+" "$litlog" | grep -oE '[0-9]+$' | tail -1 || true; }
-echo "sanitize: lit: $(count Passed) passed, $(count Failed) failed, $(count Unsupported) unsupported"
+[[ -f "$litlog" ]] && echo "sanitize: lit: $(count Passed) passed, $(count Failed) failed, $(count Unsupported) unsupported"
 [[ -f "$pylog" ]] && echo "sanitize: pytest: $(grep -E '^[0-9]+ (passed|failed)' "$pylog" | tail -1 || echo 'no summary')"
 (( status != 0 )) && exit "$status"
 (( pystatus != 0 )) && exit "$pystatus"

@@ -173,7 +173,9 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                        errorMessage)))
     return failure();
 
-  // 5. To the LLVM dialect. Transfers are unrolled to 1-D (no stack
+  // 5. To the LLVM dialect. Elementwise ops over contiguous buffers become
+  // one 1-D loop each (amp-cpu-collapse-elementwise: LLVM vectorizes the
+  // innermost loop only). Transfers are unrolled to 1-D (no stack
   // temporaries inside loops); contractions become outer products (FMAs on
   // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
@@ -191,7 +193,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
       options.approximateMath ? "amp-cpu-approximate-math," : "";
   if (failed(addPassList(
           pm,
-          "func.func(convert-linalg-to-loops,lower-vector-multi-reduction),"
+          "func.func(amp-cpu-collapse-elementwise,convert-linalg-to-loops,"
+          "lower-vector-multi-reduction),"
           "lower-affine,"
           "convert-vector-to-scf{full-unroll=true},"
           "func.func(" +

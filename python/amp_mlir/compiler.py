@@ -24,9 +24,10 @@ CUDA_PIPELINE = "amp-cuda-pipeline"
 def pipeline_for(target, autocast=True, mode="graph", chip="sm_90", gemm="codegen",
                  profile=False):
     """The pipeline text for ``target``: ``cpu`` (``amp-cpu-pipeline`` with
-    ``autocast`` and ``mode``; ``profile=True`` times every op, see
-    :func:`amp_mlir.cpu_profile`) or ``cuda`` (``amp-cuda-pipeline``, also with
-    ``chip`` and ``gemm``: ``codegen`` or ``cublas``).
+    ``autocast``, ``mode`` and ``gemm``: ``codegen`` or ``onednn``;
+    ``profile=True`` times every op, see :func:`amp_mlir.cpu_profile`) or
+    ``cuda`` (``amp-cuda-pipeline``, also with ``chip``; ``gemm``:
+    ``codegen`` or ``cublas``).
 
     Raises:
         ValueError: another target.
@@ -34,7 +35,7 @@ def pipeline_for(target, autocast=True, mode="graph", chip="sm_90", gemm="codege
     enabled = 1 if autocast else 0
     if target == "cpu":
         extra = " profile=true" if profile else ""
-        return f"{CPU_PIPELINE}{{autocast={enabled} mode={mode}{extra}}}"
+        return f"{CPU_PIPELINE}{{autocast={enabled} mode={mode} gemm={gemm}{extra}}}"
     if target == "cuda":
         return (f"{CUDA_PIPELINE}{{autocast={enabled} mode={mode} chip={chip} "
                 f"gemm={gemm}}}")

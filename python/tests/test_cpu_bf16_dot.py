@@ -13,18 +13,10 @@ import pytest
 
 import amp_mlir as amp
 from amp_mlir.runtime import numpy_dtype
+from host_cpu import cpu_flags
 
 
-def _cpu_flags():
-    try:
-        text = open("/proc/cpuinfo").read()
-    except OSError:
-        return set()
-    line = next((l for l in text.splitlines() if l.startswith("flags")), "")
-    return set(line.split(":", 1)[-1].split())
-
-
-AVX512BF16 = "avx512_bf16" in _cpu_flags()
+AVX512BF16 = "avx512_bf16" in cpu_flags()
 BF16 = numpy_dtype("bf16")
 
 FEATURES = [

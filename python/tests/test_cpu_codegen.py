@@ -185,3 +185,40 @@ def test_attention_with_broadcast_projection_matches_numpy(gemm):
     for y, r in ((qkv, qkv_ref), (out, ref)):
         assert y.shape == r.shape
         assert np.linalg.norm(y - r) / np.linalg.norm(r) < 1e-5
+
+
+EXP = """
+#id = affine_map<(d0) -> (d0)>
+func.func @ex(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {
+  %e = tensor.empty() : tensor<{n}xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<{n}xf32>) outs(%e : tensor<{n}xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %y = math.exp %in : f32
+    linalg.yield %y : f32
+  } -> tensor<{n}xf32>
+  return %r : tensor<{n}xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("approximate", [True, False])
+def test_f32_exp_matches_numpy(approximate):
+    # amp-cpu-approximate-math's exp (upstream's Cephes polynomial, which
+    # the loop vectorizer takes; softmax's exp was a scalar libm call per
+    # element) against numpy: within 3 ulp where the result is a normal
+    # f32, results below 2^-126 flushed to zero or tiny, overflow to inf,
+    # exp(-inf) = 0, NaN kept; approximate-math=false keeps libm.
+    x = np.concatenate([np.linspace(-100, 100, 20001, dtype=np.float32),
+                        np.float32([-np.inf, np.inf, np.nan, 0.0, -0.0, 88.72, 88.73,
+                                    -87.3, -103.9, 1e-30])])
+    exe = amp.compile(EXP.replace("{n}", str(x.size)),
+                      pipeline=f"amp-cpu-pipeline{{autocast=0 "
+                               f"approximate-math={int(approximate)}}}")
+    y = exe.ex(x)
+    ref = np.exp(x.astype(np.float64))
+    normal = (ref >= 2.0**-126) & (ref <= np.finfo(np.float32).max)
+    assert (np.abs(y[normal] - ref[normal]) / ref[normal]).max() < 3 * 2.0**-23
+    assert np.abs(y[ref < 2.0**-126]).max() < 2.0**-125
+    assert np.all(np.isposinf(y[ref > np.finfo(np.float32).max]))
+    assert np.isnan(y[np.isnan(x)]).all() and y[x == -np.inf][0] == 0.0

@@ -11,18 +11,10 @@ import pytest
 
 import amp_mlir as amp
 from amp_mlir.runtime import numpy_dtype
+from host_cpu import cpu_flags
 
 
-def _cpu_flags():
-    try:
-        text = open("/proc/cpuinfo").read()
-    except OSError:
-        return set()
-    line = next((l for l in text.splitlines() if l.startswith("flags")), "")
-    return set(line.split(":", 1)[-1].split())
-
-
-FLAGS = _cpu_flags()
+FLAGS = cpu_flags()
 AVX512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= FLAGS
 avx512 = pytest.mark.skipif(not AVX512, reason="needs AVX-512 (oneDNN's bf16 matmul)")
 onednn = pytest.mark.skipif(not amp.cpu_has_onednn(),
@@ -78,7 +70,7 @@ def _compile(text, features="host"):
 
 
 ENTRY_POINTS = ["ampOnednnMatmul_f32_f32_f32", "ampOnednnMatmul_bf16_bf16_f32",
-                "ampOnednnConv2dNchwFchw_f32_f32_f32"]
+                "ampOnednnConv2dNchwFchw_f32_f32_f32", "ampOnednnConv2dNchwFchw_bf16_bf16_f32"]
 
 
 def _lowered_calls(text, features="host"):
@@ -133,6 +125,104 @@ def test_conv_f32():
             patch = x[:, :, i:i + 16:2, j:j + 16:2]  # 2 x 3 x 8 x 8
             ref += np.einsum("nchw,fc->nfhw", patch, w[:, :, i, j])
     np.testing.assert_allclose(exe.invoke("f", x, w), ref, rtol=1e-4, atol=1e-4)
+
+
+# A convolution as torch-mlir exports nn.Conv2d(5, 7, 3, stride=2, padding=1)
+# (odd channels, stride and padding; the padding a tensor.pad), given bf16
+# operands: fp32 accumulation into an f32 output.
+CONV_BF16 = """
+func.func @f(%i: tensor<2x5x13x11xbf16>, %w: tensor<7x5x3x3xbf16>) -> tensor<2x7x7x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %zb = arith.constant 0.0 : bf16
+  %p = tensor.pad %i low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zb : bf16
+  } : tensor<2x5x13x11xbf16> to tensor<2x5x15x13xbf16>
+  %e = tensor.empty() : tensor<2x7x7x6xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<2x7x7x6xf32>) -> tensor<2x7x7x6xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%p, %w : tensor<2x5x15x13xbf16>, tensor<7x5x3x3xbf16>) outs(%c : tensor<2x7x7x6xf32>) -> tensor<2x7x7x6xf32>
+  return %r : tensor<2x7x7x6xf32>
+}
+"""
+
+# The same convolution in f32 in an autocast region (amp-autocast makes it
+# bf16 x bf16 -> f32, its result rounded to bf16).
+CONV_AUTOCAST = CONV_BF16.replace("xbf16", "xf32").replace(": bf16", ": f32").replace(
+    "-> tensor<2x7x7x6xf32> {", "-> tensor<2x7x7x6xf32> attributes {amp.autocast = #amp.autocast<device_type = cpu>} {", 1)
+
+
+def _conv_ref(x, w, stride=2, pad=1):
+    """conv2d (NCHW, FCHW) in float64 with zero padding."""
+    x = np.pad(np.asarray(x, np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    w = np.asarray(w, np.float64)
+    f, _, kh, kw = w.shape
+    oh = (x.shape[2] - kh) // stride + 1
+    ow = (x.shape[3] - kw) // stride + 1
+    ref = np.zeros((x.shape[0], f, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+            ref += np.einsum("nchw,fc->nfhw", patch, w[:, :, i, j])
+    return ref
+
+
+def _conv_bf16_case():
+    bf16 = numpy_dtype("bf16")
+    x = RNG.standard_normal((2, 5, 13, 11)).astype(np.float32)
+    w = RNG.standard_normal((7, 5, 3, 3)).astype(np.float32)
+    return x, w, x.astype(bf16), w.astype(bf16)
+
+
+@onednn
+@avx512
+def test_conv_bf16_f32_accumulation_on_onednn():
+    _, _, xb, wb = _conv_bf16_case()
+    assert _lowered_calls(CONV_BF16) == {"ampOnednnConv2dNchwFchw_bf16_bf16_f32"}
+    exe, _ = _compile(CONV_BF16)
+    # The products of bf16 values are exact in f32: only the accumulation
+    # order differs from the float64 reference.
+    ref = _conv_ref(xb.astype(np.float32), wb.astype(np.float32))
+    np.testing.assert_allclose(exe.invoke("f", xb, wb), ref, rtol=1e-5, atol=1e-4)
+
+
+@onednn
+def test_padded_conv_f32_on_onednn():
+    """torch-mlir's tensor.pad folded into the oneDNN call (top/left padding
+    passed, bottom/right from the shapes) gives PyTorch's padded conv."""
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST.replace(
+        " attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    assert _lowered_calls(text) == {"ampOnednnConv2dNchwFchw_f32_f32_f32"}
+    exe, _ = _compile(text)
+    np.testing.assert_allclose(exe.invoke("f", x, w), _conv_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
+def test_conv_bf16_generic_cpu_falls_back_to_codegen_with_a_remark():
+    _, _, xb, wb = _conv_bf16_case()
+    assert _lowered_calls(CONV_BF16, features="generic") == set()
+    exe, ctx = _compile(CONV_BF16, features="generic")
+    remarks = " ".join(str(w) for w in ctx.warnings)
+    assert ("stays on code generation: oneDNN has no bf16 convolution on a CPU without "
+            "AVX-512") in remarks
+    ref = _conv_ref(xb.astype(np.float32), wb.astype(np.float32))
+    np.testing.assert_allclose(exe.invoke("f", xb, wb), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_conv_autocast_against_pytorch_f32():
+    """The f32 convolution under autocast on this host (oneDNN's bf16
+    convolution with AVX-512, code generation without) against PyTorch's f32
+    conv2d: bf16 inputs and output, so a bf16 tolerance."""
+    torch = pytest.importorskip("torch")
+    x, w, _, _ = _conv_bf16_case()
+    expected = {"ampOnednnConv2dNchwFchw_bf16_bf16_f32"} if AVX512 else set()
+    assert _lowered_calls(CONV_AUTOCAST) == expected
+    exe, _ = _compile(CONV_AUTOCAST)
+    ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=2,
+                                     padding=1).numpy()
+    got = np.asarray(exe.invoke("f", x, w), np.float32)
+    np.testing.assert_allclose(got, ref, rtol=2e-2, atol=5e-2)
+    assert np.linalg.norm(got - ref) / np.linalg.norm(ref) < 1e-2
 
 
 def _bf16_case(m=48, n=40, k=64):

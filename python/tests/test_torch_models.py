@@ -62,6 +62,29 @@ def test_model_matches_pytorch(name):
     assert model.training is False
 
 
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+def test_gemm_option_both_paths_match_pytorch(autocast):
+    """compile(gemm=...): the convolutions and the linear layer on amp-mlir's
+    code generation and on oneDNN (amp-cpu-pipeline{gemm=onednn}) agree with
+    PyTorch f32 (f32: to 1e-5; autocast: a bf16 tolerance)."""
+    torch.manual_seed(0)
+    model, (x,) = ConvBlockNet().eval(), (torch.randn(2, 3, 16, 16),)
+    with torch.no_grad():
+        ref = model(x)
+    for gemm in ("codegen", "onednn"):
+        compiled = amp_torch.compile(model, (x,), autocast=autocast, gemm=gemm, opt_level=1)
+        assert f"gemm={gemm}" in compiled.pipeline
+        err = rel_l2(compiled(x), ref)
+        assert err <= (1e-5 if autocast is None else 2e-2), (gemm, err)
+
+
+def test_bad_gemm_names_argument_and_values():
+    model, x = torch.nn.Linear(4, 2).eval(), torch.randn(3, 4)
+    with pytest.raises(ValueError, match=r"compile: gemm must be one of 'codegen', 'onednn' "
+                                         r"on device='cpu', got 'mkl'"):
+        amp_torch.compile(model, (x,), gemm="mkl")
+
+
 class TwoOut(torch.nn.Module):
     def __init__(self):
         super().__init__()

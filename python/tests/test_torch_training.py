@@ -94,6 +94,27 @@ def test_f32_matches_pytorch(digits, model, opt):
         assert rel_l2(p.detach().numpy(), r.detach().numpy()) <= 1e-4, n
 
 
+def test_gemm_onednn_matches_pytorch(digits):
+    """compile_train_step(gemm="onednn"): the CNN's forward and backward
+    convolutions and matmuls on oneDNN, 5 SGD steps against PyTorch f32."""
+    xs, ys = digits
+    ours = cnn()
+    ref = copy.deepcopy(ours)
+    step = compile_train_step(ours, loss_fn, OPTIMIZERS["nesterov"](ours.parameters()),
+                              (xs[0], ys[0]), gemm="onednn")
+    ref_opt = OPTIMIZERS["nesterov"](ref.parameters())
+    for i in range(5):
+        loss = step(xs[i], ys[i])
+        ref_opt.zero_grad()
+        ref_loss = loss_fn(ref, xs[i], ys[i])
+        ref_loss.backward()
+        ref_opt.step()
+        assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), (i, loss, ref_loss)
+    names = dict(ref.named_parameters())
+    for name, value in step.parameters().items():
+        assert rel_l2(value, names[name].detach().numpy()) <= 1e-4, name
+
+
 # The scheduler warns that our optimizer's own step() never ran (the compiled
 # step does its work).
 @pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)`")
@@ -335,6 +356,9 @@ def test_error_bad_options():
         _compile(mode="lazy")
     with pytest.raises(NotImplementedError, match="device='tpu'"):
         _compile(device="tpu")
+    with pytest.raises(ValueError, match="compile_train_step: gemm must be one of 'codegen', "
+                                         "'onednn' on device='cpu', got 'blas'"):
+        _compile(gemm="blas")
     with pytest.raises(ValueError, match="opt_level must be 0, 1, 2 or 3"):
         _compile(opt_level=7)
     # opt_level 0 compiles and trains too.

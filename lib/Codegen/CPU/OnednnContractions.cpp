@@ -10,7 +10,11 @@
 // batch of 1 that oneDNN broadcasts), made by memref.extract_strided_metadata
 // and memref.reinterpret_cast. C = A * B + beta * C: beta 1, or 0 when a
 // zero fill of C right before the op (bufferization's zeroed accumulator)
-// is folded into the call.
+// is folded into the call. A convolution whose input is a zero-filled
+// buffer that a copy of another buffer filled except for a border
+// (torch-mlir's tensor.pad, bufferized) takes that buffer and the top and
+// left padding instead: oneDNN pads, and the fill and the strided copy (the
+// generic memrefCopy, element by element) are gone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,6 +111,93 @@ linalg::FillOp zeroFillOfOutput(linalg::LinalgOp op) {
   return fill;
 }
 
+/// Whether `op` writes +0.0 to every element of its output (linalg.fill or
+/// a linalg.map without inputs yielding the constant), and that output.
+Value zeroFilled(Operation *op) {
+  Value value, out;
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    value = fill.getInputs()[0];
+    out = fill.getOutputs()[0];
+  } else if (auto map = dyn_cast<linalg::MapOp>(op)) {
+    if (!map.getInputs().empty())
+      return {};
+    auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+    value = yield.getValues()[0];
+    out = map.getInit();
+  } else {
+    return {};
+  }
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto zero = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+  if (!zero || !zero.getValue().isZero() || zero.getValue().isNegative())
+    return {};
+  return out;
+}
+
+/// The padding of a convolution's input folded into the call.
+struct FoldedPad {
+  Value source;           // the unpadded buffer
+  int64_t top = 0, left = 0;
+  SmallVector<Operation *> erased; // fill, subview, copy, deallocs, alloc
+};
+
+/// The unpadded buffer of `input` (a convolution's, in the block of `conv`)
+/// when `input` is an allocation that is zero-filled, then gets a copy of
+/// that buffer into an NC-complete window at [0, 0, top, left], and is
+/// otherwise only read by `conv` and deallocated; the buffer copied is not
+/// used between the copy and `conv`.
+std::optional<FoldedPad> foldedPad(Value input, Operation *conv) {
+  auto alloc = input.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != conv->getBlock())
+    return std::nullopt;
+  FoldedPad pad;
+  Operation *fill = nullptr;
+  memref::SubViewOp window;
+  memref::CopyOp copy;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv || isa<memref::DeallocOp>(user)) {
+      if (user != conv)
+        pad.erased.push_back(user);
+      continue;
+    }
+    if (!fill && zeroFilled(user) == input) {
+      fill = user;
+      continue;
+    }
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (window || !view || !view->hasOneUse())
+      return std::nullopt;
+    window = view;
+    copy = dyn_cast<memref::CopyOp>(*view->getUsers().begin());
+    if (!copy || copy.getTarget() != view.getResult())
+      return std::nullopt;
+  }
+  if (!fill || !window || fill->getBlock() != conv->getBlock() ||
+      copy->getBlock() != conv->getBlock() || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(conv))
+    return std::nullopt;
+  auto type = cast<MemRefType>(input.getType());
+  ArrayRef<int64_t> offsets = window.getStaticOffsets(),
+                    sizes = window.getStaticSizes(),
+                    strides = window.getStaticStrides();
+  if (offsets.size() != 4 || offsets[0] != 0 || offsets[1] != 0 ||
+      ShapedType::isDynamic(offsets[2]) || ShapedType::isDynamic(offsets[3]) ||
+      sizes[0] != type.getDimSize(0) || sizes[1] != type.getDimSize(1) ||
+      llvm::any_of(strides, [](int64_t s) { return s != 1; }))
+    return std::nullopt;
+  pad.source = copy.getSource();
+  Value sourceRoot = rootBuffer(pad.source);
+  for (Operation *op = copy->getNextNode(); op != conv; op = op->getNextNode())
+    for (Value operand : op->getOperands())
+      if (rootBuffer(operand) == sourceRoot)
+        return std::nullopt;
+  pad.top = offsets[2];
+  pad.left = offsets[3];
+  pad.erased.insert(pad.erased.begin(), {copy, window, fill});
+  pad.erased.push_back(alloc);
+  return pad;
+}
+
 /// The runtime function `name` taking `operands`' types (declared once,
 /// private, with a C interface wrapper).
 func::FuncOp getOrDeclare(ModuleOp module, SymbolTable &symbols,
@@ -155,6 +246,7 @@ struct AmpCpuOnednnContractionsPass
       rewriter.setInsertionPoint(op);
       SmallVector<AffineMap> maps = op.getIndexingMapsArray();
       SmallVector<Value> args;
+      std::optional<FoldedPad> pad;
       if (call->kind == OnednnCall::Kind::Matmul) {
         args.push_back(canonicalView(rewriter, loc,
                                      op.getDpsInputOperand(0)->get(), maps[0],
@@ -166,10 +258,14 @@ struct AmpCpuOnednnContractionsPass
                                      op.getDpsInitOperand(0)->get(), maps[2],
                                      {call->batch, call->m, call->n}));
       } else {
+        pad = foldedPad(op.getDpsInputOperand(0)->get(), op);
         for (OpOperand &operand : op->getOpOperands()) {
-          auto type = cast<MemRefType>(operand.get().getType());
+          Value buffer = operand.get();
+          if (pad && operand.getOperandNumber() == 0)
+            buffer = pad->source;
+          auto type = cast<MemRefType>(buffer.getType());
           args.push_back(canonicalView(
-              rewriter, loc, operand.get(),
+              rewriter, loc, buffer,
               rewriter.getMultiDimIdentityMap(type.getRank()), {0, 1, 2, 3}));
         }
         auto conv = cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
@@ -178,6 +274,8 @@ struct AmpCpuOnednnContractionsPass
           for (APInt v : attr.getValues<APInt>())
             args.push_back(arith::ConstantIndexOp::create(
                 rewriter, loc, v.getSExtValue()));
+        for (int64_t p : {pad ? pad->top : 0, pad ? pad->left : 0})
+          args.push_back(arith::ConstantIndexOp::create(rewriter, loc, p));
       }
       args.push_back(arith::ConstantOp::create(
           rewriter, loc, rewriter.getF32FloatAttr(fill ? 0.0f : 1.0f)));
@@ -190,6 +288,9 @@ struct AmpCpuOnednnContractionsPass
       rewriter.eraseOp(op);
       if (fill)
         rewriter.eraseOp(fill);
+      if (pad)
+        for (Operation *dead : pad->erased)
+          rewriter.eraseOp(dead);
     }
   }
 };

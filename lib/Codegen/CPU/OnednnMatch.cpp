@@ -5,8 +5,10 @@
 // batch_matmul, contraction-shaped generics), with each operand indexed by a
 // projected permutation of its loops (any transpose is a stride), f32 x f32
 // -> f32, or bf16 x bf16 -> f32 on a CPU with AVX-512 (oneDNN 2.6 has no
-// bf16 matmul below it). linalg.conv_2d_nchw_fchw in f32 goes to oneDNN's
-// convolution.
+// bf16 matmul below it). linalg.conv_2d_nchw_fchw with the same element
+// types goes to oneDNN's convolution (bf16 on AVX-512 only, as the matmul:
+// oneDNN 2.6's bf16 convolutions need avx512_core, which emulates the bf16
+// dot products where AVX512-BF16 is missing).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,17 +72,8 @@ FailureOr<OnednnCall> mlir::amp::matchOnednnCall(linalg::LinalgOp op,
   bool f32 = call.a.isF32() && call.b.isF32() && call.c.isF32();
   bool bf16 = call.a.isBF16() && call.b.isBF16() && call.c.isF32();
 
-  if (isa<linalg::Conv2DNchwFchwOp>(op)) {
-    call.kind = OnednnCall::Kind::Conv2dNchwFchw;
-    if (!f32) {
-      whyNot = "oneDNN convolutions are called for f32 only (a bf16 "
-               "convolution with plain NCHW layouts has no oneDNN "
-               "implementation to rely on)";
-      return failure();
-    }
-    return call;
-  }
-  if (!linalg::isaContractionOpInterface(op))
+  bool conv = isa<linalg::Conv2DNchwFchwOp>(op);
+  if (!conv && !linalg::isaContractionOpInterface(op))
     return failure();
   if (!f32 && !bf16) {
     whyNot = "element types " + typeName(call.a) + " x " + typeName(call.b) +
@@ -90,10 +83,15 @@ FailureOr<OnednnCall> mlir::amp::matchOnednnCall(linalg::LinalgOp op,
     return failure();
   }
   if (bf16 && !target.avx512) {
-    whyNot = "oneDNN has no bf16 matmul on a CPU without AVX-512 (this "
-             "target: " +
+    whyNot = std::string("oneDNN has no bf16 ") +
+             (conv ? "convolution" : "matmul") +
+             " on a CPU without AVX-512 (this target: " +
              describeCpuTarget(target) + ")";
     return failure();
+  }
+  if (conv) {
+    call.kind = OnednnCall::Kind::Conv2dNchwFchw;
+    return call;
   }
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);

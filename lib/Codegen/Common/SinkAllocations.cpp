@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Codegen/Common/Passes.h"
+#include "amp/Support/Sinking.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -28,26 +29,8 @@ struct AmpSinkAllocationsPass
     SmallVector<memref::AllocOp> allocs;
     getOperation().walk(
         [&](memref::AllocOp alloc) { allocs.push_back(alloc); });
-    for (memref::AllocOp alloc : allocs) {
-      Block *block = alloc->getBlock();
-      // The first op of the block that uses the buffer, directly or from a
-      // nested region. A use outside the block (impossible for an SSA value
-      // defined in it, but for a graph region) keeps the alloc in place.
-      Operation *first = nullptr;
-      bool outside = false;
-      for (Operation *user : alloc->getUsers()) {
-        Operation *ancestor = block->findAncestorOpInBlock(*user);
-        if (!ancestor) {
-          outside = true;
-          break;
-        }
-        if (!first || ancestor->isBeforeInBlock(first))
-          first = ancestor;
-      }
-      if (outside || !first || first == alloc->getNextNode())
-        continue;
-      alloc->moveBefore(first);
-    }
+    for (memref::AllocOp alloc : allocs)
+      sinkToFirstUser(alloc);
   }
 };
 

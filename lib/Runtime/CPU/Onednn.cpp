@@ -9,10 +9,13 @@
 //       accumulation; <A>_<B>_<C> is f32_f32_f32, bf16_bf16_f32 or
 //       bf16_bf16_bf16; beta is 0 (C is overwritten) or 1 (a oneDNN sum
 //       post-op);
-//   _mlir_ciface_ampOnednnConv2dNchwFchw_f32_f32_f32(I, F, O, sh, sw, dh,
-//       dw, beta)
-//       linalg.conv_2d_nchw_fchw (no padding: torch-mlir pads with
-//       tensor.pad), strides and dilations as linalg's.
+//   _mlir_ciface_ampOnednnConv2dNchwFchw_<I>_<F>_<O>(I, F, O, sh, sw, dh,
+//       dw, pt, pl, beta)
+//       linalg.conv_2d_nchw_fchw, strides and dilations as linalg's, on I
+//       padded with pt zero rows on top and pl zero columns on the left
+//       (torch-mlir's tensor.pad, folded into the call; the bottom and right
+//       padding follow from the shapes), fp32 accumulation; <I>_<F>_<O> as
+//       the matmul's.
 //
 // A oneDNN primitive is created once per element types, shapes, strides and
 // beta, and kept (a process-wide cache). oneDNN picks the instructions at
@@ -132,9 +135,10 @@ void referenceMatmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
 }
 
 void referenceConv(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
-                   const int64_t s[2], const int64_t d[2], float beta) {
-  const char *pi = data(in, Elem::F32), *pf = data(f, Elem::F32);
-  char *po = data(out, Elem::F32);
+                   const int64_t s[2], const int64_t d[2], const int64_t p[2],
+                   float beta, Elem ei, Elem ef, Elem eo) {
+  const char *pi = data(in, ei), *pf = data(f, ef);
+  char *po = data(out, eo);
   int64_t nb = out->sizes[0], oc = out->sizes[1], oh = out->sizes[2],
           ow = out->sizes[3], ic = in->sizes[1], kh = f->sizes[2],
           kw = f->sizes[3];
@@ -144,18 +148,22 @@ void referenceConv(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out
         for (int64_t x = 0; x < ow; ++x) {
           int64_t oi = n * out->strides[0] + o * out->strides[1] +
                        y * out->strides[2] + x * out->strides[3];
-          float acc = beta != 0.0f ? load(po, Elem::F32, oi) : 0.0f;
+          float acc = beta != 0.0f ? load(po, eo, oi) : 0.0f;
           for (int64_t c = 0; c < ic; ++c)
             for (int64_t i = 0; i < kh; ++i)
-              for (int64_t j = 0; j < kw; ++j)
-                acc += load(pi, Elem::F32,
+              for (int64_t j = 0; j < kw; ++j) {
+                int64_t r = y * s[0] + i * d[0] - p[0],
+                        q = x * s[1] + j * d[1] - p[1];
+                if (r < 0 || r >= in->sizes[2] || q < 0 || q >= in->sizes[3])
+                  continue; // padding
+                acc += load(pi, ei,
                             n * in->strides[0] + c * in->strides[1] +
-                                (y * s[0] + i * d[0]) * in->strides[2] +
-                                (x * s[1] + j * d[1]) * in->strides[3]) *
-                       load(pf, Elem::F32,
+                                r * in->strides[2] + q * in->strides[3]) *
+                       load(pf, ef,
                             o * f->strides[0] + c * f->strides[1] +
                                 i * f->strides[2] + j * f->strides[3]);
-          store(po, Elem::F32, oi, acc);
+              }
+          store(po, eo, oi, acc);
         }
 }
 
@@ -310,13 +318,12 @@ void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
 }
 
 void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
-            int64_t sh, int64_t sw, int64_t dh, int64_t dw, float beta) {
-  const int64_t s[2] = {sh, sw}, d[2] = {dh, dw};
-  bool shapesMatch =
-      in->sizes[0] == out->sizes[0] && f->sizes[0] == out->sizes[1] &&
-      f->sizes[1] == in->sizes[1] &&
-      (out->sizes[2] - 1) * sh + (f->sizes[2] - 1) * dh + 1 <= in->sizes[2] &&
-      (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw + 1 <= in->sizes[3];
+            int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
+            int64_t pl, float beta, Elem ei, Elem ef, Elem eo) {
+  const int64_t s[2] = {sh, sw}, d[2] = {dh, dw}, p[2] = {pt, pl};
+  bool shapesMatch = in->sizes[0] == out->sizes[0] &&
+                     f->sizes[0] == out->sizes[1] &&
+                     f->sizes[1] == in->sizes[1] && pt >= 0 && pl >= 0;
   if (!shapesMatch) {
     std::fprintf(stderr, "amp-cpu-runtime: ampOnednnConv2dNchwFchw: shapes "
                          "do not match\n");
@@ -326,26 +333,27 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
     if (out->sizes[i] == 0)
       return;
 #ifdef AMP_HAVE_ONEDNN
-  std::vector<int64_t> key = {1, sh, sw, dh, dw, beta != 0.0f};
+  std::vector<int64_t> key = {1,  int64_t(ei), int64_t(ef), int64_t(eo),
+                              sh, sw,          dh,          dw,
+                              pt, pl,          beta != 0.0f};
   appendKey(key, in);
   appendKey(key, f);
   appendKey(key, out);
   dnnl::primitive prim;
-  // The right and bottom edges the window does not reach are not padding:
-  // oneDNN wants in = (out - 1) * stride + (k - 1) * dilation + 1 - pad_l +
-  // pad_r, so a negative right pad drops them.
+  // oneDNN wants in + pad_l + pad_r = (out - 1) * stride + (k - 1) *
+  // dilation + 1: the bottom and right padding follow from the shapes (a
+  // negative one drops the edges the window does not reach).
   dnnl::memory::dims strides = {sh, sw}, dil = {dh - 1, dw - 1},
-                     padL = {0, 0},
+                     padL = {pt, pl},
                      padR = {(out->sizes[2] - 1) * sh + (f->sizes[2] - 1) * dh +
-                                 1 - in->sizes[2],
+                                 1 - in->sizes[2] - pt,
                              (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw +
-                                 1 - in->sizes[3]};
+                                 1 - in->sizes[3] - pl};
   bool ok = lookup(
       key,
       [&] {
-        dnnl::memory::desc id = describe(in, Elem::F32),
-                           fd = describe(f, Elem::F32),
-                           od = describe(out, Elem::F32);
+        dnnl::memory::desc id = describe(in, ei), fd = describe(f, ef),
+                           od = describe(out, eo);
 #if DNNL_VERSION_MAJOR >= 3
         dnnl::convolution_forward::primitive_desc pd(
             engine(), dnnl::prop_kind::forward_inference,
@@ -363,9 +371,9 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
       },
       prim);
   if (ok) {
-    dnnl::memory im(describe(in, Elem::F32), engine(), data(in, Elem::F32)),
-        fm(describe(f, Elem::F32), engine(), data(f, Elem::F32)),
-        om(describe(out, Elem::F32), engine(), data(out, Elem::F32));
+    dnnl::memory im(describe(in, ei), engine(), data(in, ei)),
+        fm(describe(f, ef), engine(), data(f, ef)),
+        om(describe(out, eo), engine(), data(out, eo));
     prim.execute(stream(), {{DNNL_ARG_SRC, im},
                             {DNNL_ARG_WEIGHTS, fm},
                             {DNNL_ARG_DST, om}});
@@ -373,8 +381,9 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
     return;
   }
 #endif
-  warnFallback("ampOnednnConv2dNchwFchw f32");
-  referenceConv(in, f, out, s, d, beta);
+  warnFallback(std::string("ampOnednnConv2dNchwFchw ") + name(ei) + " x " +
+               name(ef) + " -> " + name(eo));
+  referenceConv(in, f, out, s, d, p, beta, ei, ef, eo);
 }
 
 } // namespace
@@ -397,8 +406,15 @@ AMP_MATMUL(bf16, bf16, f32, BF16, BF16, F32)
 AMP_MATMUL(bf16, bf16, bf16, BF16, BF16, BF16)
 #undef AMP_MATMUL
 
-extern "C" void _mlir_ciface_ampOnednnConv2dNchwFchw_f32_f32_f32(
-    MemRef<4> *in, MemRef<4> *filter, MemRef<4> *out, int64_t sh, int64_t sw,
-    int64_t dh, int64_t dw, float beta) {
-  conv2d(in, filter, out, sh, sw, dh, dw, beta);
-}
+#define AMP_CONV(A, B, C, EA, EB, EC)                                          \
+  extern "C" void _mlir_ciface_ampOnednnConv2dNchwFchw_##A##_##B##_##C(        \
+      MemRef<4> *in, MemRef<4> *filter, MemRef<4> *out, int64_t sh,            \
+      int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,              \
+      float beta) {                                                            \
+    conv2d(in, filter, out, sh, sw, dh, dw, pt, pl, beta, Elem::EA, Elem::EB,  \
+           Elem::EC);                                                          \
+  }
+AMP_CONV(f32, f32, f32, F32, F32, F32)
+AMP_CONV(bf16, bf16, f32, BF16, BF16, F32)
+AMP_CONV(bf16, bf16, bf16, BF16, BF16, BF16)
+#undef AMP_CONV

@@ -161,8 +161,17 @@ def _warn_training(module, entry):
             UserWarning, stacklevel=3)
 
 
+def _check_gemm(gemm, device, entry):
+    """``gemm`` is one of the values ``device``'s pipeline takes."""
+    valid = ("codegen", "onednn") if device == "cpu" else ("codegen", "cublas")
+    if gemm not in valid:
+        raise ValueError(f"amp_mlir.torch.{entry}: gemm must be one of "
+                         f"{', '.join(repr(v) for v in valid)} on device={device!r}, "
+                         f"got {gemm!r}")
+
+
 def compile(module, example_args, *, autocast=None, mode="graph", device="cpu",
-            opt_level=3):
+            opt_level=3, gemm="codegen"):
     """Compiles ``module`` (a ``torch.nn.Module``, in eval mode) with amp-mlir.
 
     Args:
@@ -177,6 +186,10 @@ def compile(module, example_args, *, autocast=None, mode="graph", device="cpu",
             (``amp-cuda-pipeline``, needs a GPU).
         opt_level: LLVM's optimisation level for the JIT, 0-3 (3 is the
             fastest code; 1 compiles resnet18 about 2x faster).
+        gemm: how contractions and convolutions are computed: ``"codegen"``
+            (amp-mlir's own code) or, on the CPU, ``"onednn"`` (oneDNN
+            primitives, ``amp-cpu-pipeline{gemm=onednn}``); on CUDA,
+            ``"cublas"``.
 
     Returns:
         a :class:`CompiledModule`.
@@ -184,7 +197,7 @@ def compile(module, example_args, *, autocast=None, mode="graph", device="cpu",
     Raises:
         TorchImportError: an op torch-mlir or amp-mlir cannot lower (names
             the op and the user's source line).
-        ValueError: bad ``autocast``, ``mode`` or ``device``.
+        ValueError: bad ``autocast``, ``mode``, ``device`` or ``gemm``.
         RuntimeError: ``device="cuda"`` without a GPU.
         amp_mlir.MLIRError: another compiler error.
     """
@@ -192,10 +205,11 @@ def compile(module, example_args, *, autocast=None, mode="graph", device="cpu",
     if mode not in _MODES:
         raise ValueError(f"amp_mlir.torch: mode must be 'graph' or 'eager', got {mode!r}")
     _check_device(device)
+    _check_gemm(gemm, device, "compile")
     _warn_training(module, "compile")
     start = time.perf_counter()
     exported = export_module(module, example_args, autocast=autocast)
-    pipeline = pipeline_for(device, autocast=True, mode=mode)
+    pipeline = pipeline_for(device, autocast=True, mode=mode, gemm=gemm)
     executable = compile_text(exported.text, pipeline, opt_level=opt_level)
     return CompiledModule(exported, executable, pipeline, device,
                           time.perf_counter() - start)

@@ -192,12 +192,16 @@ class TrainStep:
     """
 
     def __init__(self, model, loss_fn, optimizer, example_args, autocast, scaler, mode,
-                 device, opt_level=3, distributed=None, profile=False):
+                 device, opt_level=3, distributed=None, gemm="codegen",
+                 profile=False):
         if device != "cpu":
             raise NotImplementedError(f"device={device!r}: the amp-mlir training step "
                                       "runs on 'cpu'")
         if mode not in ("graph", "eager"):
             raise ValueError(f"mode must be 'graph' or 'eager', got {mode!r}")
+        if gemm not in ("codegen", "onednn"):
+            raise ValueError(f"amp_mlir.torch.compile_train_step: gemm must be one of "
+                             f"'codegen', 'onednn' on device='cpu', got {gemm!r}")
         if not isinstance(model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
         if not callable(loss_fn):
@@ -241,7 +245,8 @@ class TrainStep:
         module = Context().parse(self.mlir, source_name="train_step")
         module.run_pipeline("inline,symbol-dce")
         self._exe = amp_compile(module, pipeline=pipeline_for(
-            "cpu", autocast=self._autocast is not None, mode=mode, profile=profile),
+            "cpu", autocast=self._autocast is not None, mode=mode, gemm=gemm,
+            profile=profile),
             opt_level=opt_level)
         self._model, self._optimizer, self._rule = model, optimizer, rule
         self._scaler = scaler
@@ -365,7 +370,7 @@ def _type_of(t):
 
 def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None,
                        scaler=None, mode="graph", device="cpu", opt_level=3,
-                       distributed=None, profile=False):
+                       distributed=None, gemm="codegen", profile=False):
     """Compiles one whole training step of ``model``.
 
     Args:
@@ -391,6 +396,9 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
             gradients are averaged across the ranks inside the step, and an
             inf/NaN on any rank makes all of them skip. The returned loss is
             the rank's own.
+        gemm: the step's contractions and convolutions: ``"codegen"``
+            (amp-mlir's own code) or ``"onednn"`` (oneDNN primitives,
+            ``amp-cpu-pipeline{gemm=onednn}``).
         profile: time every op of the step (``amp-cpu-pipeline{profile=true}``);
             :func:`amp_mlir.cpu_profile` / :func:`amp_mlir.format_cpu_profile`
             give the table. Off by default (the timers cost a little per op).
@@ -401,9 +409,10 @@ def compile_train_step(model, loss_fn, optimizer, example_args, *, autocast=None
     Raises:
         UnsupportedOpError: an op that cannot be differentiated or lowered
             (``.op`` names it). ValueError: a non-scalar loss, a parameter
-            that does not require grad (named), a bad ``autocast``/``mode``.
+            that does not require grad (named), a bad ``autocast``/``mode``/
+            ``gemm``.
         NotImplementedError: another optimizer, option or device.
         TypeError: non-tensor arguments, non-f32 parameters.
     """
     return TrainStep(model, loss_fn, optimizer, example_args, autocast, scaler, mode, device,
-                     opt_level, distributed, profile)
+                     opt_level, distributed, gemm, profile)

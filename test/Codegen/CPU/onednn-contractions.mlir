@@ -53,13 +53,75 @@ func.func @batch(%a: memref<2x8x16xf32>, %b: memref<2x16x32xf32>, %c: memref<2x8
 
 // -----
 
-// A convolution passes its strides and dilations.
+// A convolution passes its strides and dilations, and no padding.
 // CHECK-LABEL: func @conv
 // CHECK-COUNT-2: arith.constant 2 : index
 // CHECK-COUNT-2: arith.constant 1 : index
-// CHECK: call @ampOnednnConv2dNchwFchw_f32_f32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c2, %c2_{{[0-9]+}}, %c1, %c1_{{[0-9]+}}, %{{.*}})
+// CHECK-COUNT-2: arith.constant 0 : index
+// CHECK: call @ampOnednnConv2dNchwFchw_f32_f32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c2, %c2_{{[0-9]+}}, %c1, %c1_{{[0-9]+}}, %c0, %c0_{{[0-9]+}}, %{{.*}})
 func.func @conv(%i: memref<1x3x9x9xf32>, %f: memref<4x3x3x3xf32>, %o: memref<1x4x4x4xf32>) {
   linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%i, %f : memref<1x3x9x9xf32>, memref<4x3x3x3xf32>) outs(%o : memref<1x4x4x4xf32>)
+  return
+}
+
+// -----
+
+// A bf16 x bf16 -> f32 convolution calls the bf16 entry point with bf16
+// views of its input and filter and an f32 view of its output.
+// CHECK-LABEL: func @bf16_conv
+// CHECK: call @ampOnednnConv2dNchwFchw_bf16_bf16_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, index, index, index, index, index, index, f32) -> ()
+// CHECK: func.func private @ampOnednnConv2dNchwFchw_bf16_bf16_f32({{.*}}) attributes {llvm.emit_c_interface}
+func.func @bf16_conv(%i: memref<1x3x11x11xbf16>, %f: memref<5x3x3x3xbf16>, %o: memref<1x5x5x5xf32>) {
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%i, %f : memref<1x3x11x11xbf16>, memref<5x3x3x3xbf16>) outs(%o : memref<1x5x5x5xf32>)
+  return
+}
+
+// -----
+
+// torch-mlir's tensor.pad, bufferized (a zero-filled buffer, the input
+// copied into its interior), is folded into the call: the unpadded input
+// and the top / left padding (3, 1) are passed; the fill, the copy and the
+// padded buffer are gone.
+// CHECK-LABEL: func @padded_conv
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.copy
+// CHECK: memref.extract_strided_metadata %arg0 : memref<1x3x10x10xbf16>
+// CHECK-NEXT: %[[IN:.*]] = memref.reinterpret_cast
+// CHECK: %[[TOP:.*]] = arith.constant 3 : index
+// CHECK: call @ampOnednnConv2dNchwFchw_bf16_bf16_f32(%[[IN]], %{{.*}}, %{{.*}}, %c2, %c2_{{[0-9]+}}, %c1, %c1_{{[0-9]+}}, %[[TOP]], %c1_{{[0-9]+}}, %{{.*}})
+// CHECK-NOT: linalg.map
+// CHECK: return
+func.func @padded_conv(%i: memref<1x3x10x10xbf16>, %f: memref<5x3x3x3xbf16>, %o: memref<1x5x7x5xf32>) {
+  %z = arith.constant 0.0 : bf16
+  %p = memref.alloc() : memref<1x3x16x12xbf16>
+  linalg.map outs(%p : memref<1x3x16x12xbf16>)
+    (%init: bf16) {
+      linalg.yield %z : bf16
+    }
+  %w = memref.subview %p[0, 0, 3, 1] [1, 3, 10, 10] [1, 1, 1, 1] : memref<1x3x16x12xbf16> to memref<1x3x10x10xbf16, strided<[576, 192, 12, 1], offset: 37>>
+  memref.copy %i, %w : memref<1x3x10x10xbf16> to memref<1x3x10x10xbf16, strided<[576, 192, 12, 1], offset: 37>>
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %f : memref<1x3x16x12xbf16>, memref<5x3x3x3xbf16>) outs(%o : memref<1x5x7x5xf32>)
+  memref.dealloc %p : memref<1x3x16x12xbf16>
+  return
+}
+
+// -----
+
+// Not folded: the padded buffer is read by another op too.
+// CHECK-LABEL: func @pad_read_elsewhere
+// CHECK: memref.copy
+// CHECK: call @ampOnednnConv2dNchwFchw_f32_f32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}, %c0{{.*}}, %{{.*}})
+func.func @pad_read_elsewhere(%i: memref<1x3x10x10xf32>, %f: memref<5x3x3x3xf32>, %o: memref<1x5x5x5xf32>, %q: memref<1x3x12x12xf32>) {
+  %z = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x3x12x12xf32>
+  linalg.fill ins(%z : f32) outs(%p : memref<1x3x12x12xf32>)
+  %w = memref.subview %p[0, 0, 1, 1] [1, 3, 10, 10] [1, 1, 1, 1] : memref<1x3x12x12xf32> to memref<1x3x10x10xf32, strided<[432, 144, 12, 1], offset: 13>>
+  memref.copy %i, %w : memref<1x3x10x10xf32> to memref<1x3x10x10xf32, strided<[432, 144, 12, 1], offset: 13>>
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %f : memref<1x3x12x12xf32>, memref<5x3x3x3xf32>) outs(%o : memref<1x5x5x5xf32>)
+  memref.copy %p, %q : memref<1x3x12x12xf32> to memref<1x3x12x12xf32>
   return
 }

@@ -54,3 +54,16 @@ func.func @conv_and_others(%i: tensor<1x3x10x10xf32>, %f: tensor<4x3x3x3xf32>, %
   %2 = linalg.matmul ins(%h, %hb : tensor<8x16xf16>, tensor<16x32xf16>) outs(%hc : tensor<8x32xf16>) -> tensor<8x32xf16>
   return %0, %1, %2 : tensor<1x4x8x8xf32>, tensor<4x8x32xf32>, tensor<8x32xf16>
 }
+
+// -----
+
+// A bf16 convolution stays on code generation without AVX-512, with a
+// remark.
+// CHECK-LABEL: func @bf16_conv
+// CHECK-NOT: amp_cpu.onednn
+func.func @bf16_conv(%i: tensor<1x3x11x11xbf16>, %f: tensor<5x3x3x3xbf16>, %o: tensor<1x5x5x5xf32>) -> tensor<1x5x5x5xf32> {
+  // expected-remark @+1 {{'linalg.conv_2d_nchw_fchw' stays on code generation: oneDNN has no bf16 convolution on a CPU without AVX-512 (this target: no AVX-512, no AVX512-BF16, no AMX)}}
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%i, %f : tensor<1x3x11x11xbf16>, tensor<5x3x3x3xbf16>) outs(%o : tensor<1x5x5x5xf32>) -> tensor<1x5x5x5xf32>
+  return %0 : tensor<1x5x5x5xf32>
+}

@@ -10,6 +10,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "amp/Dialect/Amp/IR/Amp.h"
+#include "amp/Support/Sinking.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::amp {
@@ -37,24 +38,8 @@ struct AmpSinkArgumentCastsPass
       if (arg && arg.getOwner() == entry)
         casts.push_back(cast);
     });
-    for (CastOp cast : casts) {
-      Block *block = cast->getBlock();
-      Operation *first = nullptr;
-      bool outside = false;
-      for (Operation *user : cast->getUsers()) {
-        Operation *ancestor = block->findAncestorOpInBlock(*user);
-        if (!ancestor) {
-          outside = true;
-          break;
-        }
-        if (!first || ancestor->isBeforeInBlock(first))
-          first = ancestor;
-      }
-      if (outside || !first || first == cast->getNextNode() ||
-          first->isBeforeInBlock(cast))
-        continue;
-      cast->moveBefore(first);
-    }
+    for (CastOp cast : casts)
+      sinkToFirstUser(cast);
   }
 };
 
