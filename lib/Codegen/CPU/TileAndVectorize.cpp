@@ -475,40 +475,51 @@ bool isDotTileVectorOp(Operation *op) {
   return false;
 }
 
-/// The narrow float type that every reader of `value` rounds it to first:
-/// each use is an input of a linalg.generic (directly, or through one
-/// tensor.collapse_shape, the unpack of a packed C) whose payload uses the
-/// operand only in `arith.truncf` to that type (autocast's consumers of an
-/// f32-accumulated contraction: `truncf %acc : f32 to bf16` then bf16 math,
-/// PyTorch's bf16 matmul output). Null when a reader needs the f32 value.
-static Type narrowTypeAllReadersRoundTo(Value value) {
-  Type narrow;
-  auto readerRounds = [&](OpOperand &use) {
-    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-    if (!generic || !generic.isDpsInput(&use))
-      return false;
-    BlockArgument arg = generic.getMatchingBlockArgument(&use);
-    for (Operation *user : arg.getUsers()) {
-      auto trunc = dyn_cast<arith::TruncFOp>(user);
-      if (!trunc || trunc.getRoundingmodeAttr())
-        return false;
-      if (narrow && narrow != trunc.getType())
-        return false;
-      narrow = trunc.getType();
-    }
-    return true;
-  };
+/// The readers of `value`: the inputs of linalg.generic ops, directly or
+/// through tensor reshapes (the collapse that is a packed C's unpack, the
+/// expand of a batch folded into a matmul's rows), which go to `reshapes`
+/// (producers first). False when some other op uses it.
+static bool collectReaders(Value value, SmallVectorImpl<Operation *> &reshapes,
+                           SmallVectorImpl<OpOperand *> &readers) {
   if (value.use_empty())
-    return {};
+    return false;
   for (OpOperand &use : value.getUses()) {
-    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner())) {
-      if (collapse->use_empty() ||
-          !llvm::all_of(collapse->getUses(), readerRounds))
-        return {};
+    Operation *user = use.getOwner();
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
+      reshapes.push_back(user);
+      if (!collectReaders(user->getResult(0), reshapes, readers))
+        return false;
       continue;
     }
-    if (!readerRounds(use))
-      return {};
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || !generic.isDpsInput(&use))
+      return false;
+    readers.push_back(&use);
+  }
+  return true;
+}
+
+/// The narrow float type that every reader of `value` rounds it to first:
+/// each reader (see collectReaders) uses the operand only in `arith.truncf`
+/// to that type (autocast's consumers of an f32-accumulated contraction:
+/// `truncf %acc : f32 to bf16` then bf16 math, PyTorch's bf16 matmul
+/// output). Null when a reader needs the f32 value.
+static Type narrowTypeAllReadersRoundTo(Value value) {
+  SmallVector<Operation *> reshapes;
+  SmallVector<OpOperand *> readers;
+  if (!collectReaders(value, reshapes, readers))
+    return {};
+  Type narrow;
+  for (OpOperand *use : readers) {
+    auto generic = cast<linalg::GenericOp>(use->getOwner());
+    BlockArgument arg = generic.getMatchingBlockArgument(use);
+    for (Operation *user : arg.getUsers()) {
+      auto trunc = dyn_cast<arith::TruncFOp>(user);
+      if (!trunc || trunc.getRoundingmodeAttr() ||
+          (narrow && narrow != trunc.getType()))
+        return {};
+      narrow = trunc.getType();
+    }
   }
   return narrow;
 }
@@ -526,7 +537,10 @@ static Type narrowTypeAllReadersRoundTo(Value value) {
 /// forall does not have that form.
 static bool roundAccumulatorPerTile(RewriterBase &rewriter,
                                     scf::ForallOp forall, Type narrow) {
-  if (forall.getNumResults() != 1)
+  SmallVector<Operation *> reshapes;
+  SmallVector<OpOperand *> readers;
+  if (forall.getNumResults() != 1 ||
+      !collectReaders(forall.getResult(0), reshapes, readers))
     return false;
   Value init = forall.getOutputs()[0];
   auto initType = dyn_cast<RankedTensorType>(init.getType());
@@ -608,23 +622,17 @@ static bool roundAccumulatorPerTile(RewriterBase &rewriter,
     shared.setType(narrowType);
     forall.getResult(0).setType(narrowType);
   });
-  auto retypeReader = [&](OpOperand &use) {
-    auto generic = cast<linalg::GenericOp>(use.getOwner());
-    BlockArgument arg = generic.getMatchingBlockArgument(&use);
+  for (Operation *reshape : reshapes)
+    rewriter.modifyOpInPlace(reshape, [&] {
+      Value result = reshape->getResult(0);
+      result.setType(cast<RankedTensorType>(result.getType()).clone(narrow));
+    });
+  for (OpOperand *use : readers) {
+    auto generic = cast<linalg::GenericOp>(use->getOwner());
+    BlockArgument arg = generic.getMatchingBlockArgument(use);
     rewriter.modifyOpInPlace(generic, [&] { arg.setType(narrow); });
     for (Operation *user : llvm::make_early_inc_range(arg.getUsers()))
       rewriter.replaceOp(user, arg);
-  };
-  for (OpOperand &use : llvm::make_early_inc_range(forall->getUses())) {
-    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(use.getOwner())) {
-      rewriter.modifyOpInPlace(collapse, [&] {
-        collapse.getResult().setType(collapse.getResultType().clone(narrow));
-      });
-      for (OpOperand &u : llvm::make_early_inc_range(collapse->getUses()))
-        retypeReader(u);
-      continue;
-    }
-    retypeReader(use);
   }
   return true;
 }

@@ -67,3 +67,30 @@ func.func @f32_reader(%a: tensor<256x512xbf16>, %b: tensor<512x1024xbf16>) -> te
   } -> tensor<256x1024xbf16>
   return %r : tensor<256x1024xbf16>
 }
+
+// -----
+
+// The reader behind a reshape (amp-fold-batch-broadcast's rows of a batch,
+// expanded back to 16 x 64): the reshapes become bf16 as well.
+// DOT-LABEL: func @reader_behind_reshape
+// DOT: scf.forall {{.*}} -> (tensor<1024x4x64xbf16>)
+// DOT: tensor.collapse_shape %{{.*}} : tensor<1024x4x64xbf16> into tensor<1024x256xbf16>
+// DOT: tensor.expand_shape %{{.*}} : tensor<1024x256xbf16> into tensor<16x64x256xbf16>
+// DOT: ^bb0(%{{.*}}: bf16, %{{.*}}: bf16):
+// DOT-NOT: arith.truncf
+// DOT: linalg.yield
+func.func @reader_behind_reshape(%a: tensor<1024x64xbf16>, %b: tensor<64x256xbf16>) -> tensor<16x64x256xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x256xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x256xf32>) -> tensor<1024x256xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<1024x64xbf16>, tensor<64x256xbf16>) outs(%c : tensor<1024x256xf32>) -> tensor<1024x256xf32>
+  %x = tensor.expand_shape %m [[0, 1], [2]] output_shape [16, 64, 256] : tensor<1024x256xf32> into tensor<16x64x256xf32>
+  %o = tensor.empty() : tensor<16x64x256xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<16x64x256xf32>) outs(%o : tensor<16x64x256xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    %s = arith.mulf %t, %t : bf16
+    linalg.yield %s : bf16
+  } -> tensor<16x64x256xbf16>
+  return %r : tensor<16x64x256xbf16>
+}
