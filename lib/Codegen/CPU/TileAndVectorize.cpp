@@ -12,6 +12,7 @@
 
 #include "CpuTarget.h"
 #include "OnednnMatch.h"
+#include "VectorizeTiles.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -69,16 +70,6 @@ constexpr StringLiteral kDotContractionMarker = "__amp_bf16_dot__";
 constexpr int64_t kDotCacheTile[3] = {128, 128, 256};
 constexpr int64_t kDotRegisterTile[3] = {6, 64, 2};
 
-/// The largest divisor of `size` that is at most `target` (>= 1), so tiles
-/// are full and their shapes static.
-int64_t largestDivisorAtMost(int64_t size, int64_t target) {
-  target = std::max<int64_t>(1, std::min(size, target));
-  for (int64_t d = target; d > 1; --d)
-    if (size % d == 0)
-      return d;
-  return 1;
-}
-
 /// Tile sizes for `op` whose dimension groups (m, n, k) may hold several
 /// dimensions (a packed contraction): each group's target is spread over
 /// its dimensions from the innermost out, each taking the largest divisor
@@ -90,7 +81,7 @@ SmallVector<int64_t> groupTileSizes(linalg::LinalgOp op,
   SmallVector<int64_t> sizes(ranges.size(), 1);
   auto spread = [&](ArrayRef<unsigned> group, int64_t target) {
     for (unsigned d : llvm::reverse(group)) {
-      sizes[d] = largestDivisorAtMost(ranges[d], target);
+      sizes[d] = amp::largestDivisorAtMost(ranges[d], target);
       target = std::max<int64_t>(1, target / sizes[d]);
     }
   };

@@ -16,6 +16,8 @@
 
 #include "amp/Codegen/CPU/Passes.h"
 
+#include "VectorizeTiles.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -29,6 +31,7 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using namespace mlir::amp;
 
 namespace {
 
@@ -38,13 +41,6 @@ namespace {
 constexpr int64_t kMaxChunk = 512;
 /// Rows (or chunks) shorter than this stay scalar loops.
 constexpr int64_t kMinChunk = 8;
-
-int64_t largestDivisorAtMost(int64_t size, int64_t target) {
-  for (int64_t d = std::min(size, target); d > 1; --d)
-    if (size % d == 0)
-      return d;
-  return 1;
-}
 
 /// The tile sizes for `op` (1 for each parallel loop, the chunk for the
 /// innermost reduction loop), or nothing when it is not such a reduction.
@@ -97,42 +93,10 @@ struct AmpCpuVectorizeReductionsPass
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> reductions;
     for (auto &[op, sizes] : work) {
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes))
-          .setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(tiled) || tiled->tiledOps.size() != 1)
+      FailureOr<Block *> body = tileAndVectorizeWithLoops(rewriter, op, sizes);
+      if (failed(body))
         continue;
-      auto tile = cast<linalg::LinalgOp>(tiled->tiledOps.front());
-      rewriter.replaceOp(op, tiled->replacements);
-      rewriter.setInsertionPoint(tile);
-      // The tile's unit loops are dropped (rank-reducing slices), so that it
-      // vectorizes to a 1-D reduction of the row.
-      if (auto generic = dyn_cast<linalg::GenericOp>(tile.getOperation())) {
-        linalg::ControlDropUnitDims control;
-        control.rankReductionStrategy = linalg::ControlDropUnitDims::
-            RankReductionStrategy::ExtractInsertSlice;
-        FailureOr<linalg::DropUnitDimsResult> dropped =
-            linalg::dropUnitDims(rewriter, generic, control);
-        if (succeeded(dropped)) {
-          rewriter.replaceOp(generic, dropped->replacements);
-          tile = cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
-          rewriter.setInsertionPoint(tile);
-        }
-      }
-      // A tile the vectorizer refuses stays a (scalar) linalg op: correct,
-      // as slow as before.
-      if (failed(linalg::vectorizeOpPrecondition(tile)))
-        continue;
-      Block *body = tile->getBlock();
-      FailureOr<linalg::VectorizationResult> vec =
-          linalg::vectorize(rewriter, tile);
-      if (failed(vec))
-        continue;
-      rewriter.replaceOp(tile, vec->replacements);
-      for (auto reduction : body->getOps<vector::MultiDimReductionOp>())
+      for (auto reduction : (*body)->getOps<vector::MultiDimReductionOp>())
         reductions.push_back(reduction);
     }
 

@@ -14,6 +14,8 @@
 
 #include "amp/Codegen/CPU/Passes.h"
 
+#include "VectorizeTiles.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -26,15 +28,9 @@ namespace mlir::amp {
 } // namespace mlir::amp
 
 using namespace mlir;
+using namespace mlir::amp;
 
 namespace {
-
-int64_t largestDivisorAtMost(int64_t size, int64_t target) {
-  for (int64_t d = std::min(size, target); d > 1; --d)
-    if (size % d == 0)
-      return d;
-  return 1;
-}
 
 /// The tile sizes of `op`'s (output) loops, or nothing when it keeps its
 /// innermost dimension or the blocks would be narrower than 4.
@@ -77,45 +73,10 @@ struct AmpCpuVectorizeTransposesPass
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> reads;
     for (auto &[op, sizes] : work) {
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes))
-          .setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(tiled) || tiled->tiledOps.size() != 1)
+      FailureOr<Block *> body = tileAndVectorizeWithLoops(rewriter, op, sizes);
+      if (failed(body))
         continue;
-      auto tile = cast<linalg::LinalgOp>(tiled->tiledOps.front());
-      rewriter.replaceOp(op, tiled->replacements);
-      // The block as a 2-D generic (its unit loops dropped, rank-reducing
-      // slices), which vectorizes to a 2-D vector.transpose.
-      rewriter.setInsertionPoint(tile);
-      FailureOr<linalg::GenericOp> generic =
-          linalg::generalizeNamedOp(rewriter, tile);
-      if (failed(generic))
-        continue;
-      tile = *generic;
-      linalg::ControlDropUnitDims control;
-      control.rankReductionStrategy = linalg::ControlDropUnitDims::
-          RankReductionStrategy::ExtractInsertSlice;
-      rewriter.setInsertionPoint(tile);
-      FailureOr<linalg::DropUnitDimsResult> dropped =
-          linalg::dropUnitDims(rewriter, *generic, control);
-      if (succeeded(dropped)) {
-        rewriter.replaceOp(*generic, dropped->replacements);
-        tile = cast<linalg::LinalgOp>(dropped->resultOp.getOperation());
-      }
-      rewriter.setInsertionPoint(tile);
-      // A tile the vectorizer refuses stays a (scalar) linalg op.
-      if (failed(linalg::vectorizeOpPrecondition(tile)))
-        continue;
-      Block *body = tile->getBlock();
-      FailureOr<linalg::VectorizationResult> vec =
-          linalg::vectorize(rewriter, tile);
-      if (failed(vec))
-        continue;
-      rewriter.replaceOp(tile, vec->replacements);
-      for (auto read : body->getOps<vector::TransferReadOp>())
+      for (auto read : (*body)->getOps<vector::TransferReadOp>())
         reads.push_back(read);
     }
 
