@@ -63,6 +63,15 @@ OPTIMIZERS = {
 }
 
 
+def reference_step(ref, ref_opt, x, y):
+    """One eager PyTorch f32 step of `ref`, alongside the compiled one; its loss."""
+    ref_opt.zero_grad()
+    ref_loss = loss_fn(ref, x, y)
+    ref_loss.backward()
+    ref_opt.step()
+    return ref_loss
+
+
 @pytest.mark.parametrize("model,opt", [("mlp", "sgd"), ("mlp", "adamw"),
                                        ("cnn", "nesterov"), ("cnn", "adam")])
 def test_f32_matches_pytorch(digits, model, opt):
@@ -74,10 +83,7 @@ def test_f32_matches_pytorch(digits, model, opt):
     ref_opt = OPTIMIZERS[opt](ref.parameters())
     for i in range(STEPS):
         loss = step(xs[i], ys[i])
-        ref_opt.zero_grad()
-        ref_loss = loss_fn(ref, xs[i], ys[i])
-        ref_loss.backward()
-        ref_opt.step()
+        ref_loss = reference_step(ref, ref_opt, xs[i], ys[i])
         assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), (i, loss, ref_loss)
     assert step.steps == STEPS and step.skipped == 0 and step.scale == 1.0
     names = dict(ref.named_parameters())
@@ -105,10 +111,7 @@ def test_gemm_onednn_matches_pytorch(digits):
     ref_opt = OPTIMIZERS["nesterov"](ref.parameters())
     for i in range(5):
         loss = step(xs[i], ys[i])
-        ref_opt.zero_grad()
-        ref_loss = loss_fn(ref, xs[i], ys[i])
-        ref_loss.backward()
-        ref_opt.step()
+        ref_loss = reference_step(ref, ref_opt, xs[i], ys[i])
         assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), (i, loss, ref_loss)
     names = dict(ref.named_parameters())
     for name, value in step.parameters().items():
@@ -130,10 +133,7 @@ def test_lr_scheduler(digits, opt):
     step = compile_train_step(ours, loss_fn, our_opt, (xs[0], ys[0]))
     for i in range(10):
         loss = step(xs[i], ys[i])
-        ref_opt.zero_grad()
-        ref_loss = loss_fn(ref, xs[i], ys[i])
-        ref_loss.backward()
-        ref_opt.step()
+        ref_loss = reference_step(ref, ref_opt, xs[i], ys[i])
         for sched in scheds:
             sched.step()
         assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), i
@@ -156,10 +156,7 @@ def test_batchnorm_running_statistics(digits):
     ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     for i in range(10):
         loss = step(xs[i], ys[i])
-        ref_opt.zero_grad()
-        ref_loss = loss_fn(ref, xs[i], ys[i])
-        ref_loss.backward()
-        ref_opt.step()
+        ref_loss = reference_step(ref, ref_opt, xs[i], ys[i])
         assert abs(loss - ref_loss.item()) <= 1e-4 * abs(ref_loss.item()), i
     step.sync()
     buffers = dict(ref.named_buffers())
