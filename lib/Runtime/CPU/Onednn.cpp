@@ -33,9 +33,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,8 +49,7 @@
 
 namespace {
 
-template <int Rank>
-struct MemRef {
+template <int Rank> struct MemRef {
   char *allocated;
   char *aligned;
   int64_t offset;
@@ -89,8 +91,7 @@ void store(char *base, Elem e, int64_t index, float v) {
   std::memcpy(base + index * 2, &h, 2);
 }
 
-template <int Rank>
-char *data(const MemRef<Rank> *m, Elem e) {
+template <int Rank> char *data(const MemRef<Rank> *m, Elem e) {
   return m->aligned + m->offset * bytes(e);
 }
 
@@ -122,21 +123,24 @@ void referenceMatmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
     int64_t ia = a->sizes[0] == 1 ? 0 : i, ib = b->sizes[0] == 1 ? 0 : i;
     for (int64_t r = 0; r < m; ++r)
       for (int64_t col = 0; col < n; ++col) {
-        int64_t ci = i * c->strides[0] + r * c->strides[1] + col * c->strides[2];
+        int64_t ci =
+            i * c->strides[0] + r * c->strides[1] + col * c->strides[2];
         float acc = beta != 0.0f ? load(pc, ec, ci) : 0.0f;
         for (int64_t x = 0; x < k; ++x)
-          acc += load(pa, ea,
-                      ia * a->strides[0] + r * a->strides[1] + x * a->strides[2]) *
-                 load(pb, eb,
-                      ib * b->strides[0] + x * b->strides[1] + col * b->strides[2]);
+          acc +=
+              load(pa, ea,
+                   ia * a->strides[0] + r * a->strides[1] + x * a->strides[2]) *
+              load(pb, eb,
+                   ib * b->strides[0] + x * b->strides[1] +
+                       col * b->strides[2]);
         store(pc, ec, ci, acc);
       }
   }
 }
 
-void referenceConv(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
-                   const int64_t s[2], const int64_t d[2], const int64_t p[2],
-                   float beta, Elem ei, Elem ef, Elem eo) {
+void referenceConv(const MemRef<4> *in, const MemRef<4> *f,
+                   const MemRef<4> *out, const int64_t s[2], const int64_t d[2],
+                   const int64_t p[2], float beta, Elem ei, Elem ef, Elem eo) {
   const char *pi = data(in, ei), *pf = data(f, ef);
   char *po = data(out, eo);
   int64_t nb = out->sizes[0], oc = out->sizes[1], oh = out->sizes[2],
@@ -179,8 +183,7 @@ dnnl::memory::data_type dnnlType(Elem e) {
                         : dnnl::memory::data_type::bf16;
 }
 
-template <int Rank>
-dnnl::memory::desc describe(const MemRef<Rank> *m, Elem e) {
+template <int Rank> dnnl::memory::desc describe(const MemRef<Rank> *m, Elem e) {
   dnnl::memory::dims dims(m->sizes, m->sizes + Rank);
   dnnl::memory::dims strides(m->strides, m->strides + Rank);
   // A unit dimension's stride does not matter to the data, but oneDNN reads
@@ -248,14 +251,202 @@ dnnl::stream &stream() {
   return s;
 }
 
+/// Memory of one thread for the blocked copies of a convolution's operands,
+/// grown to the largest call's and kept: no allocation (and no page faults
+/// on a fresh mapping) per call, the same few buffers reused by every
+/// convolution of a model, and calls from several threads never share one.
+class ThreadBuffer {
+public:
+  ~ThreadBuffer() { std::free(ptr); }
+  void *get(size_t size) {
+    if (size > capacity) {
+      std::free(ptr);
+      capacity = (size + 4095) / 4096 * 4096;
+      ptr = std::aligned_alloc(4096, capacity);
+      if (!ptr) {
+        std::fprintf(stderr,
+                     "amp-cpu-runtime: out of memory (%zu bytes for "
+                     "a oneDNN convolution)\n",
+                     capacity);
+        std::abort();
+      }
+    }
+    return ptr;
+  }
+
+private:
+  void *ptr = nullptr;
+  size_t capacity = 0;
+};
+
+/// A convolution primitive created with `format_tag::any` for its source,
+/// weights and destination, so that oneDNN picks the layouts of its direct
+/// and brgemm kernels (nChw16c activations, blocked weights with the bf16
+/// pairs adjacent); with the plain NCHW layouts of the caller it runs
+/// im2col + GEMM (`gemm:jit`). The reorders between the caller's strided
+/// buffers and those layouts run on every call, the weights' included: a
+/// weight is a function argument that may change between calls, so a copy
+/// kept from an earlier call could be stale (PyTorch's eager convolutions
+/// reorder their weights on every call too).
+struct ConvEntry {
+  dnnl::primitive conv;
+  dnnl::memory::desc userSrc, userWei, userDst, src, wei, dst;
+  /// Reorders, valid where the layout differs from the caller's.
+  dnnl::reorder srcIn, weiIn, dstIn, dstOut;
+  bool reorderSrc = false, reorderWei = false, reorderDst = false;
+};
+
+dnnl::reorder makeReorder(const dnnl::memory::desc &from,
+                          const dnnl::memory::desc &to) {
+  return dnnl::reorder(
+      dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+}
+
+dnnl::convolution_forward::primitive_desc
+convDesc(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
+         const dnnl::memory::desc &od, const dnnl::memory::dims &strides,
+         const dnnl::memory::dims &dil, const dnnl::memory::dims &padL,
+         const dnnl::memory::dims &padR, float beta) {
+#if DNNL_VERSION_MAJOR >= 3
+  return dnnl::convolution_forward::primitive_desc(
+      engine(), dnnl::prop_kind::forward_inference,
+      dnnl::algorithm::convolution_direct, id, fd, od, strides, dil, padL, padR,
+      sumAttr(beta));
+#else
+  return dnnl::convolution_forward::primitive_desc(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct, id,
+                                      fd, od, strides, dil, padL, padR),
+      sumAttr(beta), engine());
+#endif
+}
+
+/// Whether a convolution with source type `src` takes oneDNN's preferred
+/// layouts (`any`, with reorders) rather than the caller's plain ones.
+/// AMP_ONEDNN_CONV_LAYOUT=blocked|plain forces one for all; by default bf16
+/// convolutions are blocked (oneDNN 2.6's bf16 im2col + GEMM is no faster
+/// than its f32 one: on resnet18, 38 ms of brgconv against 92 ms of
+/// gemm:jit, one thread) and f32 ones plain (brgconv saves less than the
+/// reorders of activations and weights around it cost: 66 ms of brgconv +
+/// 37 ms of reorders against 73 ms of gemm:jit).
+bool blockedConvLayouts(dnnl::memory::data_type src) {
+  static const int forced = [] {
+    const char *v = std::getenv("AMP_ONEDNN_CONV_LAYOUT");
+    if (!v || !*v)
+      return -1;
+    if (std::strcmp(v, "blocked") == 0)
+      return 1;
+    if (std::strcmp(v, "plain") == 0)
+      return 0;
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: warning: AMP_ONEDNN_CONV_LAYOUT "
+                 "must be blocked or plain, got '%s'; ignored\n",
+                 v);
+    return -1;
+  }();
+  if (forced >= 0)
+    return forced == 1;
+  return src == dnnl::memory::data_type::bf16;
+}
+
+/// The convolution for the caller's layouts `id`, `fd`, `od`: in oneDNN's
+/// preferred layouts with reorders (blockedConvLayouts), or in the caller's
+/// otherwise and where no implementation takes `any`. Throws
+/// dnnl::error where oneDNN has none at all.
+std::shared_ptr<ConvEntry>
+createConv(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
+           const dnnl::memory::desc &od, const dnnl::memory::dims &strides,
+           const dnnl::memory::dims &dil, const dnnl::memory::dims &padL,
+           const dnnl::memory::dims &padR, float beta) {
+  auto entry = std::make_shared<ConvEntry>();
+  entry->userSrc = id;
+  entry->userWei = fd;
+  entry->userDst = od;
+  std::optional<dnnl::convolution_forward::primitive_desc> pd;
+  if (blockedConvLayouts(id.data_type())) {
+    auto any = [](const dnnl::memory::desc &d) {
+      return dnnl::memory::desc(d.dims(), d.data_type(),
+                                dnnl::memory::format_tag::any);
+    };
+    try {
+      pd = convDesc(any(id), any(fd), any(od), strides, dil, padL, padR, beta);
+    } catch (const dnnl::error &) {
+    }
+  }
+  if (!pd)
+    pd = convDesc(id, fd, od, strides, dil, padL, padR, beta);
+  entry->conv = dnnl::convolution_forward(*pd);
+  entry->src = pd->src_desc();
+  entry->wei = pd->weights_desc();
+  entry->dst = pd->dst_desc();
+  if ((entry->reorderSrc = entry->src != id))
+    entry->srcIn = makeReorder(id, entry->src);
+  if ((entry->reorderWei = entry->wei != fd))
+    entry->weiIn = makeReorder(fd, entry->wei);
+  if ((entry->reorderDst = entry->dst != od)) {
+    entry->dstOut = makeReorder(entry->dst, od);
+    if (beta != 0.0f)
+      entry->dstIn = makeReorder(od, entry->dst);
+  }
+  return entry;
+}
+
+/// The cached convolution for `key`, created on first use; null where
+/// oneDNN has no implementation (remembered too).
+template <typename Create>
+std::shared_ptr<ConvEntry> lookupConv(const std::vector<int64_t> &key,
+                                      Create create) {
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, std::shared_ptr<ConvEntry>> entries;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = entries.find(key);
+  if (it == entries.end()) {
+    std::shared_ptr<ConvEntry> entry;
+    try {
+      entry = create();
+    } catch (const dnnl::error &) {
+    }
+    it = entries.emplace(key, entry).first;
+  }
+  return it->second;
+}
+
+/// Runs `e` on the caller's buffers, through this thread's blocked copies
+/// where a layout differs.
+void runConv(const ConvEntry &e, void *in, void *filter, void *out,
+             float beta) {
+  thread_local ThreadBuffer srcBuf, weiBuf, dstBuf;
+  dnnl::memory userSrc(e.userSrc, engine(), in),
+      userWei(e.userWei, engine(), filter), userDst(e.userDst, engine(), out);
+  dnnl::memory src = userSrc, wei = userWei, dst = userDst;
+  if (e.reorderSrc) {
+    src = dnnl::memory(e.src, engine(), srcBuf.get(e.src.get_size()));
+    e.srcIn.execute(stream(), userSrc, src);
+  }
+  if (e.reorderWei) {
+    wei = dnnl::memory(e.wei, engine(), weiBuf.get(e.wei.get_size()));
+    e.weiIn.execute(stream(), userWei, wei);
+  }
+  if (e.reorderDst) {
+    dst = dnnl::memory(e.dst, engine(), dstBuf.get(e.dst.get_size()));
+    if (beta != 0.0f)
+      e.dstIn.execute(stream(), userDst, dst);
+  }
+  e.conv.execute(
+      stream(),
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+  if (e.reorderDst)
+    e.dstOut.execute(stream(), dst, userDst);
+  stream().wait();
+}
+
 #endif // AMP_HAVE_ONEDNN
 
 void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
             float beta, Elem ea, Elem eb, Elem ec) {
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2],
           k = a->sizes[2];
-  bool shapesMatch = a->sizes[1] == m && b->sizes[1] == k &&
-                     b->sizes[2] == n &&
+  bool shapesMatch = a->sizes[1] == m && b->sizes[1] == k && b->sizes[2] == n &&
                      (a->sizes[0] == batch || a->sizes[0] == 1) &&
                      (b->sizes[0] == batch || b->sizes[0] == 1);
   if (!shapesMatch) {
@@ -305,9 +496,9 @@ void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
     dnnl::memory am(describe(a, ea), engine(), data(a, ea)),
         bm(describe(b, eb), engine(), data(b, eb)),
         cm(describe(c, ec), engine(), data(c, ec));
-    prim.execute(stream(), {{DNNL_ARG_SRC, am},
-                            {DNNL_ARG_WEIGHTS, bm},
-                            {DNNL_ARG_DST, cm}});
+    prim.execute(
+        stream(),
+        {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
     stream().wait();
     return;
   }
@@ -339,7 +530,6 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
   appendKey(key, in);
   appendKey(key, f);
   appendKey(key, out);
-  dnnl::primitive prim;
   // oneDNN wants in + pad_l + pad_r = (out - 1) * stride + (k - 1) *
   // dilation + 1: the bottom and right padding follow from the shapes (a
   // negative one drops the edges the window does not reach).
@@ -349,35 +539,12 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
                                  1 - in->sizes[2] - pt,
                              (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw +
                                  1 - in->sizes[3] - pl};
-  bool ok = lookup(
-      key,
-      [&] {
-        dnnl::memory::desc id = describe(in, ei), fd = describe(f, ef),
-                           od = describe(out, eo);
-#if DNNL_VERSION_MAJOR >= 3
-        dnnl::convolution_forward::primitive_desc pd(
-            engine(), dnnl::prop_kind::forward_inference,
-            dnnl::algorithm::convolution_direct, id, fd, od, strides, dil,
-            padL, padR, sumAttr(beta));
-#else
-        dnnl::convolution_forward::primitive_desc pd(
-            dnnl::convolution_forward::desc(
-                dnnl::prop_kind::forward_inference,
-                dnnl::algorithm::convolution_direct, id, fd, od, strides, dil,
-                padL, padR),
-            sumAttr(beta), engine());
-#endif
-        return dnnl::primitive(dnnl::convolution_forward(pd));
-      },
-      prim);
-  if (ok) {
-    dnnl::memory im(describe(in, ei), engine(), data(in, ei)),
-        fm(describe(f, ef), engine(), data(f, ef)),
-        om(describe(out, eo), engine(), data(out, eo));
-    prim.execute(stream(), {{DNNL_ARG_SRC, im},
-                            {DNNL_ARG_WEIGHTS, fm},
-                            {DNNL_ARG_DST, om}});
-    stream().wait();
+  std::shared_ptr<ConvEntry> entry = lookupConv(key, [&] {
+    return createConv(describe(in, ei), describe(f, ef), describe(out, eo),
+                      strides, dil, padL, padR, beta);
+  });
+  if (entry) {
+    runConv(*entry, data(in, ei), data(f, ef), data(out, eo), beta);
     return;
   }
 #endif
