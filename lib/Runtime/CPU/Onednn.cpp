@@ -140,7 +140,17 @@ void referenceMatmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
 
 void referenceConv(const MemRef<4> *in, const MemRef<4> *f,
                    const MemRef<4> *out, const int64_t s[2], const int64_t d[2],
-                   const int64_t p[2], float beta, Elem ei, Elem ef, Elem eo) {
+                   const int64_t p[2], float beta, Elem ei, Elem ef, Elem eo,
+                   bool bf16Products) {
+  // The products of bf16Products take both operands rounded to bf16.
+  auto operand = [&](const char *base, Elem e, int64_t index) {
+    float v = load(base, e, index);
+    if (!bf16Products || e == Elem::BF16)
+      return v;
+    char h[2];
+    store(h, Elem::BF16, 0, v);
+    return load(h, Elem::BF16, 0);
+  };
   const char *pi = data(in, ei), *pf = data(f, ef);
   char *po = data(out, eo);
   int64_t nb = out->sizes[0], oc = out->sizes[1], oh = out->sizes[2],
@@ -160,12 +170,12 @@ void referenceConv(const MemRef<4> *in, const MemRef<4> *f,
                         q = x * s[1] + j * d[1] - p[1];
                 if (r < 0 || r >= in->sizes[2] || q < 0 || q >= in->sizes[3])
                   continue; // padding
-                acc += load(pi, ei,
-                            n * in->strides[0] + c * in->strides[1] +
-                                r * in->strides[2] + q * in->strides[3]) *
-                       load(pf, ef,
-                            o * f->strides[0] + c * f->strides[1] +
-                                i * f->strides[2] + j * f->strides[3]);
+                acc += operand(pi, ei,
+                               n * in->strides[0] + c * in->strides[1] +
+                                   r * in->strides[2] + q * in->strides[3]) *
+                       operand(pf, ef,
+                               o * f->strides[0] + c * f->strides[1] +
+                                   i * f->strides[2] + j * f->strides[3]);
               }
           store(po, eo, oi, acc);
         }
@@ -349,13 +359,16 @@ bool blockedConvLayouts(dnnl::memory::data_type src) {
   return src == dnnl::memory::data_type::bf16;
 }
 
-/// The convolution for the caller's layouts `id`, `fd`, `od`: in oneDNN's
+/// The convolution for the caller's layouts `id`, `fd`, `od`, computing on
+/// `cid` and `cfd` (the same layouts in the element types of the products:
+/// bf16 where an f32 operand is rounded by its reorder): in oneDNN's
 /// preferred layouts with reorders (blockedConvLayouts), or in the caller's
 /// otherwise and where no implementation takes `any`. Throws
 /// dnnl::error where oneDNN has none at all.
 std::shared_ptr<ConvEntry>
 createConv(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
-           const dnnl::memory::desc &od, const dnnl::memory::dims &strides,
+           const dnnl::memory::desc &od, const dnnl::memory::desc &cid,
+           const dnnl::memory::desc &cfd, const dnnl::memory::dims &strides,
            const dnnl::memory::dims &dil, const dnnl::memory::dims &padL,
            const dnnl::memory::dims &padR, float beta) {
   auto entry = std::make_shared<ConvEntry>();
@@ -363,18 +376,19 @@ createConv(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
   entry->userWei = fd;
   entry->userDst = od;
   std::optional<dnnl::convolution_forward::primitive_desc> pd;
-  if (blockedConvLayouts(id.data_type())) {
+  if (blockedConvLayouts(cid.data_type())) {
     auto any = [](const dnnl::memory::desc &d) {
       return dnnl::memory::desc(d.dims(), d.data_type(),
                                 dnnl::memory::format_tag::any);
     };
     try {
-      pd = convDesc(any(id), any(fd), any(od), strides, dil, padL, padR, beta);
+      pd =
+          convDesc(any(cid), any(cfd), any(od), strides, dil, padL, padR, beta);
     } catch (const dnnl::error &) {
     }
   }
   if (!pd)
-    pd = convDesc(id, fd, od, strides, dil, padL, padR, beta);
+    pd = convDesc(cid, cfd, od, strides, dil, padL, padR, beta);
   entry->conv = dnnl::convolution_forward(*pd);
   entry->src = pd->src_desc();
   entry->wei = pd->weights_desc();
@@ -510,7 +524,8 @@ void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
 
 void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
             int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
-            int64_t pl, float beta, Elem ei, Elem ef, Elem eo) {
+            int64_t pl, float beta, Elem ei, Elem ef, Elem eo,
+            bool bf16Products) {
   const int64_t s[2] = {sh, sw}, d[2] = {dh, dw}, p[2] = {pt, pl};
   bool shapesMatch = in->sizes[0] == out->sizes[0] &&
                      f->sizes[0] == out->sizes[1] &&
@@ -524,9 +539,9 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
     if (out->sizes[i] == 0)
       return;
 #ifdef AMP_HAVE_ONEDNN
-  std::vector<int64_t> key = {1,  int64_t(ei), int64_t(ef), int64_t(eo),
-                              sh, sw,          dh,          dw,
-                              pt, pl,          beta != 0.0f};
+  std::vector<int64_t> key = {1,  int64_t(ei), int64_t(ef),  int64_t(eo),
+                              sh, sw,          dh,           dw,
+                              pt, pl,          beta != 0.0f, bf16Products};
   appendKey(key, in);
   appendKey(key, f);
   appendKey(key, out);
@@ -540,17 +555,21 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
                              (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw +
                                  1 - in->sizes[3] - pl};
   std::shared_ptr<ConvEntry> entry = lookupConv(key, [&] {
+    Elem ci = bf16Products ? Elem::BF16 : ei,
+         cf = bf16Products ? Elem::BF16 : ef;
     return createConv(describe(in, ei), describe(f, ef), describe(out, eo),
-                      strides, dil, padL, padR, beta);
+                      describe(in, ci), describe(f, cf), strides, dil, padL,
+                      padR, beta);
   });
   if (entry) {
     runConv(*entry, data(in, ei), data(f, ef), data(out, eo), beta);
     return;
   }
 #endif
-  warnFallback(std::string("ampOnednnConv2dNchwFchw ") + name(ei) + " x " +
-               name(ef) + " -> " + name(eo));
-  referenceConv(in, f, out, s, d, p, beta, ei, ef, eo);
+  warnFallback(std::string(bf16Products ? "ampOnednnConv2dBf16 "
+                                        : "ampOnednnConv2dNchwFchw ") +
+               name(ei) + " x " + name(ef) + " -> " + name(eo));
+  referenceConv(in, f, out, s, d, p, beta, ei, ef, eo, bf16Products);
 }
 
 } // namespace
@@ -579,9 +598,26 @@ AMP_MATMUL(bf16, bf16, bf16, BF16, BF16, BF16)
       int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,              \
       float beta) {                                                            \
     conv2d(in, filter, out, sh, sw, dh, dw, pt, pl, beta, Elem::EA, Elem::EB,  \
-           Elem::EC);                                                          \
+           Elem::EC, /*bf16Products=*/false);                                  \
   }
 AMP_CONV(f32, f32, f32, F32, F32, F32)
 AMP_CONV(bf16, bf16, f32, BF16, BF16, F32)
 AMP_CONV(bf16, bf16, bf16, BF16, BF16, BF16)
 #undef AMP_CONV
+
+// _mlir_ciface_ampOnednnConv2dBf16_<I>_<F>_<O>: the convolution of bf16 x
+// bf16 products with fp32 accumulation whose f32 input and/or filter
+// buffers are rounded to bf16 (round to nearest even) by the reorders into
+// oneDNN's layouts: autocast's casts folded into the call.
+#define AMP_CONV_BF16(A, B, C, EA, EB, EC)                                     \
+  extern "C" void _mlir_ciface_ampOnednnConv2dBf16_##A##_##B##_##C(            \
+      MemRef<4> *in, MemRef<4> *filter, MemRef<4> *out, int64_t sh,            \
+      int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,              \
+      float beta) {                                                            \
+    conv2d(in, filter, out, sh, sw, dh, dw, pt, pl, beta, Elem::EA, Elem::EB,  \
+           Elem::EC, /*bf16Products=*/true);                                   \
+  }
+AMP_CONV_BF16(f32, f32, f32, F32, F32, F32)
+AMP_CONV_BF16(f32, bf16, f32, F32, BF16, F32)
+AMP_CONV_BF16(bf16, f32, f32, BF16, F32, F32)
+#undef AMP_CONV_BF16
