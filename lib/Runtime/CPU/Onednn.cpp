@@ -331,14 +331,115 @@ convDesc(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
 #endif
 }
 
+/// A 64-bit hash of `size` bytes at `p` (xxHash64's rounds over four
+/// lanes): about memory speed, a few times faster than oneDNN's reorder of
+/// the same weights into a blocked layout.
+uint64_t hashBytes(const char *p, size_t size) {
+  constexpr uint64_t p1 = 0x9E3779B185EBCA87ull, p2 = 0xC2B2AE3D27D4EB4Full;
+  auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  auto round = [&](uint64_t acc, uint64_t v) {
+    return rotl(acc + v * p2, 31) * p1;
+  };
+  uint64_t h[4] = {p1 + p2, p2, 0, 0 - p1};
+  size_t i = 0;
+  for (; i + 32 <= size; i += 32)
+    for (int j = 0; j < 4; ++j) {
+      uint64_t v;
+      std::memcpy(&v, p + i + 8 * j, 8);
+      h[j] = round(h[j], v);
+    }
+  uint64_t acc =
+      rotl(h[0], 1) + rotl(h[1], 7) + rotl(h[2], 12) + rotl(h[3], 18) + size;
+  for (; i < size; ++i)
+    acc = rotl(acc ^ (uint64_t(uint8_t(p[i])) * p1), 11) * p2;
+  acc ^= acc >> 33;
+  acc *= p2;
+  acc ^= acc >> 29;
+  return acc;
+}
+
+/// Weights reordered into a convolution's layout, kept between calls: one
+/// copy per convolution primitive and caller's buffer, used again only
+/// while the caller's bytes have the same 64-bit hash. A weight is a
+/// function argument that may change between calls (an optimizer step, a
+/// numpy array written in place, a freed buffer whose address comes back
+/// with other data): the hash of its bytes, computed on every call, is the
+/// key, not the address; a change makes the call reorder again (a hash
+/// collision of two different weights is a 2^-64 event). The copies count
+/// against AMP_ONEDNN_WEIGHT_CACHE_MB (default 512; 0 turns the cache off:
+/// every call reorders); when a new one would exceed it, the cache is
+/// emptied first. They are not JIT buffers: cpu_memory_stats does not count
+/// them.
+class WeightCache {
+public:
+  static WeightCache &get() {
+    static WeightCache c;
+    return c;
+  }
+  size_t budget() const { return limit; }
+
+  /// The reordered copy of `key` if its hash is `hash`, else null.
+  std::shared_ptr<void> find(const std::pair<const void *, const void *> &key,
+                             uint64_t hash) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it == entries.end() || it->second.hash != hash)
+      return nullptr;
+    return it->second.data;
+  }
+
+  void put(const std::pair<const void *, const void *> &key, uint64_t hash,
+           std::shared_ptr<void> data, size_t size) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it != entries.end()) {
+      bytes -= it->second.size;
+      entries.erase(it);
+    }
+    if (size > limit)
+      return;
+    if (bytes + size > limit) {
+      entries.clear();
+      bytes = 0;
+    }
+    entries[key] = {hash, std::move(data), size};
+    bytes += size;
+  }
+
+private:
+  WeightCache() {
+    const char *v = std::getenv("AMP_ONEDNN_WEIGHT_CACHE_MB");
+    limit = (v && *v ? size_t(std::strtoull(v, nullptr, 10)) : 512) << 20;
+  }
+  struct Copy {
+    uint64_t hash;
+    std::shared_ptr<void> data;
+    size_t size;
+  };
+  std::mutex mutex;
+  std::map<std::pair<const void *, const void *>, Copy> entries;
+  size_t bytes = 0, limit = 0;
+};
+
+std::shared_ptr<void> alignedBuffer(size_t size) {
+  void *p = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+  if (!p) {
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: out of memory (%zu bytes of "
+                 "reordered oneDNN weights)\n",
+                 size);
+    std::abort();
+  }
+  return std::shared_ptr<void>(p, std::free);
+}
+
 /// Whether a convolution with source type `src` takes oneDNN's preferred
 /// layouts (`any`, with reorders) rather than the caller's plain ones.
-/// AMP_ONEDNN_CONV_LAYOUT=blocked|plain forces one for all; by default bf16
-/// convolutions are blocked (oneDNN 2.6's bf16 im2col + GEMM is no faster
-/// than its f32 one: on resnet18, 38 ms of brgconv against 92 ms of
-/// gemm:jit, one thread) and f32 ones plain (brgconv saves less than the
-/// reorders of activations and weights around it cost: 66 ms of brgconv +
-/// 37 ms of reorders against 73 ms of gemm:jit).
+/// AMP_ONEDNN_CONV_LAYOUT=blocked|plain forces one for all. By default all
+/// are blocked while the WeightCache is on; without it only bf16 ones
+/// (oneDNN 2.6's bf16 im2col + GEMM is no faster than its f32 one: on
+/// resnet18, 38 ms of brgconv against 92 ms of gemm:jit, one thread; in f32
+/// brgconv saves less than the weights' reorders on every call cost).
 bool blockedConvLayouts(dnnl::memory::data_type src) {
   static const int forced = [] {
     const char *v = std::getenv("AMP_ONEDNN_CONV_LAYOUT");
@@ -356,7 +457,8 @@ bool blockedConvLayouts(dnnl::memory::data_type src) {
   }();
   if (forced >= 0)
     return forced == 1;
-  return src == dnnl::memory::data_type::bf16;
+  return src == dnnl::memory::data_type::bf16 ||
+         WeightCache::get().budget() != 0;
 }
 
 /// The convolution for the caller's layouts `id`, `fd`, `od`, computing on
@@ -426,20 +528,38 @@ std::shared_ptr<ConvEntry> lookupConv(const std::vector<int64_t> &key,
 }
 
 /// Runs `e` on the caller's buffers, through this thread's blocked copies
-/// where a layout differs.
+/// where a layout differs (the weights' through the WeightCache).
 void runConv(const ConvEntry &e, void *in, void *filter, void *out,
              float beta) {
   thread_local ThreadBuffer srcBuf, weiBuf, dstBuf;
   dnnl::memory userSrc(e.userSrc, engine(), in),
       userWei(e.userWei, engine(), filter), userDst(e.userDst, engine(), out);
   dnnl::memory src = userSrc, wei = userWei, dst = userDst;
+  std::shared_ptr<void> cachedWei;
   if (e.reorderSrc) {
     src = dnnl::memory(e.src, engine(), srcBuf.get(e.src.get_size()));
     e.srcIn.execute(stream(), userSrc, src);
   }
   if (e.reorderWei) {
-    wei = dnnl::memory(e.wei, engine(), weiBuf.get(e.wei.get_size()));
-    e.weiIn.execute(stream(), userWei, wei);
+    WeightCache &cache = WeightCache::get();
+    size_t span = e.userWei.get_size(), size = e.wei.get_size();
+    if (cache.budget() != 0) {
+      auto key = std::make_pair(static_cast<const void *>(&e),
+                                static_cast<const void *>(filter));
+      uint64_t hash = hashBytes(static_cast<const char *>(filter), span);
+      cachedWei = cache.find(key, hash);
+      if (!cachedWei) {
+        cachedWei = alignedBuffer(size);
+        wei = dnnl::memory(e.wei, engine(), cachedWei.get());
+        e.weiIn.execute(stream(), userWei, wei);
+        stream().wait();
+        cache.put(key, hash, cachedWei, size);
+      }
+      wei = dnnl::memory(e.wei, engine(), cachedWei.get());
+    } else {
+      wei = dnnl::memory(e.wei, engine(), weiBuf.get(size));
+      e.weiIn.execute(stream(), userWei, wei);
+    }
   }
   if (e.reorderDst) {
     dst = dnnl::memory(e.dst, engine(), dstBuf.get(e.dst.get_size()));
