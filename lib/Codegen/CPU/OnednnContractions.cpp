@@ -108,9 +108,10 @@ linalg::FillOp zeroFillOfOutput(linalg::LinalgOp op) {
   return fill;
 }
 
-/// Whether `op` writes +0.0 to every element of its output (linalg.fill or
-/// a linalg.map without inputs yielding the constant), and that output.
-Value zeroFilled(Operation *op) {
+/// Whether `op` writes +0.0 (or -inf with `negInf`) to every element of its
+/// output (linalg.fill or a linalg.map without inputs yielding the
+/// constant), and that output.
+Value zeroFilled(Operation *op, bool negInf = false) {
   Value value, out;
   if (auto fill = dyn_cast<linalg::FillOp>(op)) {
     value = fill.getInputs()[0];
@@ -126,9 +127,30 @@ Value zeroFilled(Operation *op) {
   }
   auto constant = value.getDefiningOp<arith::ConstantOp>();
   auto zero = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
-  if (!zero || !zero.getValue().isZero() || zero.getValue().isNegative())
+  if (!zero)
+    return {};
+  if (negInf ? !(zero.getValue().isInfinity() && zero.getValue().isNegative())
+             : (!zero.getValue().isZero() || zero.getValue().isNegative()))
     return {};
   return out;
+}
+
+/// The -inf fill of a max pooling's output (an allocation of the function)
+/// before it in its block, with no other use of that buffer in between, or
+/// null: oneDNN's pooling overwrites the output.
+Operation *negInfFillOfOutput(linalg::LinalgOp op) {
+  Value out = op.getDpsInitOperand(0)->get();
+  Value root = rootBuffer(out);
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (zeroFilled(prev, /*negInf=*/true) == out)
+      return prev;
+    for (Value operand : prev->getOperands())
+      if (rootBuffer(operand) == root)
+        return nullptr;
+  }
+  return nullptr;
 }
 
 /// The padding of a convolution's input folded into the call.
@@ -143,7 +165,8 @@ struct FoldedPad {
 /// that buffer into an NC-complete window at [0, 0, top, left], and is
 /// otherwise only read by `conv` and deallocated; the buffer copied is not
 /// used between the copy and `conv`.
-std::optional<FoldedPad> foldedPad(Value input, Operation *conv) {
+std::optional<FoldedPad> foldedPad(Value input, Operation *conv,
+                                   bool negInf = false) {
   auto alloc = input.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != conv->getBlock())
     return std::nullopt;
@@ -157,7 +180,7 @@ std::optional<FoldedPad> foldedPad(Value input, Operation *conv) {
         pad.erased.push_back(user);
       continue;
     }
-    if (!fill && zeroFilled(user) == input) {
+    if (!fill && zeroFilled(user, negInf) == input) {
       fill = user;
       continue;
     }
@@ -278,6 +301,63 @@ func::FuncOp getOrDeclare(ModuleOp module, SymbolTable &symbols, StringRef name,
   return f;
 }
 
+/// A marked linalg.pooling_nchw_max to a call of
+/// `ampOnednnPoolNchwMax_<T>(input, output, kh, kw, sh, sw, dh, dw, pt, pl)`:
+/// its -inf initial fill is dropped (oneDNN writes every output), its -inf
+/// padding folded into the call (oneDNN's max pooling ignores padding), its
+/// window buffer (only its shape matters) erased.
+void lowerPooling(ModuleOp module, SymbolTable &symbols, IRRewriter &rewriter,
+                  linalg::LinalgOp op, const OnednnCall &call) {
+  Operation *init = negInfFillOfOutput(op);
+  Value window = op.getDpsInputOperand(1)->get();
+  auto windowType = cast<MemRefType>(window.getType());
+  if (!init || !windowType.hasStaticShape() || windowType.getRank() != 2) {
+    op->emitRemark("amp-cpu-onednn-contractions: the output of this max "
+                   "pooling does not start as -inf; it is lowered to loops");
+    return;
+  }
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  std::optional<FoldedPad> pad =
+      foldedPad(op.getDpsInputOperand(0)->get(), op, /*negInf=*/true);
+  Value input = pad ? pad->source : op.getDpsInputOperand(0)->get();
+  SmallVector<Value> args;
+  for (Value buffer : {input, op.getDpsInitOperand(0)->get()})
+    args.push_back(
+        canonicalView(rewriter, loc, buffer,
+                      rewriter.getMultiDimIdentityMap(
+                          cast<MemRefType>(buffer.getType()).getRank()),
+                      {0, 1, 2, 3}));
+  auto pool = cast<linalg::PoolingNchwMaxOp>(op.getOperation());
+  SmallVector<int64_t> scalars(windowType.getShape());
+  for (DenseIntElementsAttr attr : {pool.getStrides(), pool.getDilations()})
+    for (APInt v : attr.getValues<APInt>())
+      scalars.push_back(v.getSExtValue());
+  scalars.push_back(pad ? pad->top : 0);
+  scalars.push_back(pad ? pad->left : 0);
+  for (int64_t v : scalars)
+    args.push_back(arith::ConstantIndexOp::create(rewriter, loc, v));
+  SmallVector<Type> types;
+  for (Value v : args)
+    types.push_back(v.getType());
+  func::FuncOp callee =
+      getOrDeclare(module, symbols, call.functionName(), types);
+  func::CallOp::create(rewriter, loc, callee, args);
+  rewriter.eraseOp(op);
+  rewriter.eraseOp(init);
+  if (pad)
+    for (Operation *dead : pad->erased)
+      rewriter.eraseOp(dead);
+  // The window: an allocation only the pooling read.
+  if (auto alloc = window.getDefiningOp<memref::AllocOp>())
+    if (llvm::all_of(alloc->getUsers(),
+                     [](Operation *u) { return isa<memref::DeallocOp>(u); })) {
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        rewriter.eraseOp(user);
+      rewriter.eraseOp(alloc);
+    }
+}
+
 struct AmpCpuOnednnContractionsPass
     : public amp::impl::AmpCpuOnednnContractionsBase<
           AmpCpuOnednnContractionsPass> {
@@ -307,6 +387,10 @@ struct AmpCpuOnednnContractionsPass
         continue;
       }
       Location loc = op.getLoc();
+      if (call->kind == OnednnCall::Kind::PoolNchwMax) {
+        lowerPooling(module, symbols, rewriter, op, *call);
+        continue;
+      }
       linalg::FillOp fill = zeroFillOfOutput(op);
       rewriter.setInsertionPoint(op);
       SmallVector<AffineMap> maps = op.getIndexingMapsArray();

@@ -31,10 +31,12 @@
 #include "amp/Runtime/CPU/CpuRuntime.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -692,6 +694,88 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
   referenceConv(in, f, out, s, d, p, beta, ei, ef, eo, bf16Products);
 }
 
+/// linalg.pooling_nchw_max of `in` padded with pt rows and pl columns of
+/// -inf (the bottom and right padding follow from the shapes), written to
+/// `out`: oneDNN's max pooling, which ignores padding; a reference loop
+/// where it has no implementation.
+void poolMax(const MemRef<4> *in, const MemRef<4> *out, int64_t kh, int64_t kw,
+             int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
+             int64_t pl, Elem e) {
+  if (in->sizes[0] != out->sizes[0] || in->sizes[1] != out->sizes[1] ||
+      pt < 0 || pl < 0 || kh < 1 || kw < 1) {
+    std::fprintf(stderr, "amp-cpu-runtime: ampOnednnPoolNchwMax: shapes do "
+                         "not match\n");
+    std::abort();
+  }
+  for (int i = 0; i < 4; ++i)
+    if (out->sizes[i] == 0)
+      return;
+#ifdef AMP_HAVE_ONEDNN
+  std::vector<int64_t> key = {2, int64_t(e), kh, kw, sh, sw, dh, dw, pt, pl};
+  appendKey(key, in);
+  appendKey(key, out);
+  dnnl::memory::dims strides = {sh, sw}, kernel = {kh, kw},
+                     dil = {dh - 1, dw - 1}, padL = {pt, pl},
+                     padR = {(out->sizes[2] - 1) * sh + (kh - 1) * dh + 1 -
+                                 in->sizes[2] - pt,
+                             (out->sizes[3] - 1) * sw + (kw - 1) * dw + 1 -
+                                 in->sizes[3] - pl};
+  dnnl::primitive prim;
+  bool ok = lookup(
+      key,
+      [&] {
+        dnnl::memory::desc id = describe(in, e), od = describe(out, e);
+#if DNNL_VERSION_MAJOR >= 3
+        dnnl::pooling_forward::primitive_desc pd(
+            engine(), dnnl::prop_kind::forward_inference,
+            dnnl::algorithm::pooling_max, id, od, strides, kernel, dil, padL,
+            padR);
+        return dnnl::primitive(dnnl::pooling_forward(pd));
+#else
+        dnnl::pooling_v2_forward::primitive_desc pd(
+            dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference,
+                                           dnnl::algorithm::pooling_max, id, od,
+                                           strides, kernel, dil, padL, padR),
+            engine());
+        return dnnl::primitive(dnnl::pooling_v2_forward(pd));
+#endif
+      },
+      prim);
+  if (ok) {
+    dnnl::memory im(describe(in, e), engine(), data(in, e)),
+        om(describe(out, e), engine(), data(out, e));
+    prim.execute(stream(), {{DNNL_ARG_SRC, im}, {DNNL_ARG_DST, om}});
+    stream().wait();
+    return;
+  }
+#endif
+  warnFallback(std::string("ampOnednnPoolNchwMax ") + name(e));
+  const char *pi = data(in, e);
+  char *po = data(out, e);
+  for (int64_t n = 0; n < out->sizes[0]; ++n)
+    for (int64_t c = 0; c < out->sizes[1]; ++c)
+      for (int64_t y = 0; y < out->sizes[2]; ++y)
+        for (int64_t x = 0; x < out->sizes[3]; ++x) {
+          float m = -std::numeric_limits<float>::infinity();
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j) {
+              int64_t r = y * sh + i * dh - pt, q = x * sw + j * dw - pl;
+              if (r < 0 || r >= in->sizes[2] || q < 0 || q >= in->sizes[3])
+                continue; // -inf padding
+              float v = load(pi, e,
+                             n * in->strides[0] + c * in->strides[1] +
+                                 r * in->strides[2] + q * in->strides[3]);
+              m = std::isnan(v) || v > m ? v : m;
+              if (std::isnan(m))
+                break;
+            }
+          store(po, e,
+                n * out->strides[0] + c * out->strides[1] +
+                    y * out->strides[2] + x * out->strides[3],
+                m);
+        }
+}
+
 } // namespace
 
 extern "C" int ampCpuHasOnednn(void) {
@@ -741,3 +825,15 @@ AMP_CONV_BF16(f32, f32, f32, F32, F32, F32)
 AMP_CONV_BF16(f32, bf16, f32, F32, BF16, F32)
 AMP_CONV_BF16(bf16, f32, f32, BF16, F32, F32)
 #undef AMP_CONV_BF16
+
+// _mlir_ciface_ampOnednnPoolNchwMax_<T>(I, O, kh, kw, sh, sw, dh, dw, pt,
+// pl): linalg.pooling_nchw_max with a kh x kw window on I padded with -inf.
+#define AMP_POOL(T, E)                                                         \
+  extern "C" void _mlir_ciface_ampOnednnPoolNchwMax_##T(                       \
+      MemRef<4> *in, MemRef<4> *out, int64_t kh, int64_t kw, int64_t sh,       \
+      int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl) {            \
+    poolMax(in, out, kh, kw, sh, sw, dh, dw, pt, pl, Elem::E);                 \
+  }
+AMP_POOL(f32, F32)
+AMP_POOL(bf16, BF16)
+#undef AMP_POOL

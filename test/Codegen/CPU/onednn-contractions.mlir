@@ -199,3 +199,36 @@ func.func @conv_cast_kept(%i: memref<1x3x9x9xbf16>, %f: memref<4x3x3x3xf32>, %o:
   memref.dealloc %fb : memref<4x3x3x3xbf16>
   return
 }
+
+// -----
+
+// A max pooling whose output starts as -inf: one call, its -inf padding
+// folded in (top / left passed), the fill, the pad's fill and copy and the
+// window buffer erased.
+// CHECK-LABEL: func @max_pool
+// CHECK-NOT: linalg.map
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.fill
+// CHECK: call @ampOnednnPoolNchwMax_f32(%{{.*}}, %{{.*}}, %c3, %c3_{{[0-9]+}}, %c2, %c2_{{[0-9]+}}, %c1, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}) : (memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, index, index, index, index, index, index, index, index) -> ()
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+// CHECK: func.func private @ampOnednnPoolNchwMax_f32({{.*}}) attributes {llvm.emit_c_interface}
+func.func @max_pool(%x: memref<1x4x8x8xf32>) -> memref<1x4x4x4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = memref.alloc() : memref<1x4x10x10xf32>
+  linalg.map outs(%p : memref<1x4x10x10xf32>)
+    (%init: f32) {
+      linalg.yield %ninf : f32
+    }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1] : memref<1x4x10x10xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  memref.copy %x, %v : memref<1x4x8x8xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  %o = memref.alloc() : memref<1x4x4x4xf32>
+  linalg.fill ins(%ninf : f32) outs(%o : memref<1x4x4x4xf32>)
+  %w = memref.alloc() : memref<3x3xf32>
+  linalg.pooling_nchw_max {amp_cpu.onednn, dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%p, %w : memref<1x4x10x10xf32>, memref<3x3xf32>) outs(%o : memref<1x4x4x4xf32>)
+  memref.dealloc %p : memref<1x4x10x10xf32>
+  memref.dealloc %w : memref<3x3xf32>
+  return %o : memref<1x4x4x4xf32>
+}
