@@ -15,10 +15,24 @@
 //       padded with pt zero rows on top and pl zero columns on the left
 //       (torch-mlir's tensor.pad, folded into the call; the bottom and right
 //       padding follow from the shapes), fp32 accumulation; <I>_<F>_<O> as
-//       the matmul's.
+//       the matmul's;
+//   _mlir_ciface_ampOnednnConv2dBf16_<I>_<F>_<O>(same arguments)
+//       the same with bf16 x bf16 products whose f32 I and/or F are rounded
+//       to bf16 (nearest even) by the reorders into oneDNN's layouts
+//       (autocast's casts folded into the call): f32_f32_f32, f32_bf16_f32,
+//       bf16_f32_f32;
+//   _mlir_ciface_ampOnednnPoolNchwMax_<T>(I, O, kh, kw, sh, sw, dh, dw, pt,
+//       pl)
+//       linalg.pooling_nchw_max with a kh x kw window on I padded with -inf
+//       (pt rows on top, pl columns on the left), T f32 or bf16.
 //
 // A oneDNN primitive is created once per element types, shapes, strides and
-// beta, and kept (a process-wide cache). oneDNN picks the instructions at
+// beta, and kept (a process-wide cache). Convolutions are created with
+// `format_tag::any` (oneDNN's blocked layouts and brgemm kernels; with the
+// caller's plain NCHW it runs im2col + GEMM), with reorders from and to the
+// caller's buffers on every call; the weights' reordered copies are kept
+// between calls while a hash of the caller's bytes is unchanged
+// (WeightCache below). oneDNN picks the instructions at
 // run time (AVX2, AVX-512, AVX512-BF16, AMX). Where it has no
 // implementation (or the library was built without oneDNN), the call
 // computes the same result with a reference loop and says so once on
