@@ -394,14 +394,30 @@ public:
   }
   size_t budget() const { return limit; }
 
-  /// The reordered copy of `key` if its hash is `hash`, else null.
+  /// The reordered copy of `key` if its hash is `hash` (`hit`); else, when
+  /// `key` has a stale copy that no call is using, that copy's buffer taken
+  /// out of the cache to be reordered into again (a weight that changes on
+  /// every call, like the gradient a backward convolution takes as its
+  /// filter, then reuses one buffer instead of faulting in a fresh one);
+  /// else null.
   std::shared_ptr<void> find(const std::pair<const void *, const void *> &key,
-                             uint64_t hash) {
+                             uint64_t hash, bool &hit) {
     std::lock_guard<std::mutex> lock(mutex);
+    hit = false;
     auto it = entries.find(key);
-    if (it == entries.end() || it->second.hash != hash)
+    if (it == entries.end())
       return nullptr;
-    return it->second.data;
+    if (it->second.hash == hash) {
+      hit = true;
+      return it->second.data;
+    }
+    std::shared_ptr<void> stale;
+    if (it->second.data.use_count() == 1) {
+      stale = std::move(it->second.data);
+      bytes -= it->second.size;
+      entries.erase(it);
+    }
+    return stale;
   }
 
   void put(const std::pair<const void *, const void *> &key, uint64_t hash,
@@ -563,9 +579,11 @@ void runConv(const ConvEntry &e, void *in, void *filter, void *out,
       auto key = std::make_pair(static_cast<const void *>(&e),
                                 static_cast<const void *>(filter));
       uint64_t hash = hashBytes(static_cast<const char *>(filter), span);
-      cachedWei = cache.find(key, hash);
-      if (!cachedWei) {
-        cachedWei = alignedBuffer(size);
+      bool hit;
+      cachedWei = cache.find(key, hash, hit);
+      if (!hit) {
+        if (!cachedWei)
+          cachedWei = alignedBuffer(size);
         wei = dnnl::memory(e.wei, engine(), cachedWei.get());
         e.weiIn.execute(stream(), userWei, wei);
         stream().wait();
