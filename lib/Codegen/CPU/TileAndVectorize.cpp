@@ -585,24 +585,6 @@ static bool roundAccumulatorPerTile(RewriterBase &rewriter,
                                              tileType.getElementType())})
           .getResult(0);
   rewriter.replaceOp(slice, tileInit);
-  // Rounded as it is inserted.
-  rewriter.setInsertionPoint(forall.getTerminator());
-  AffineMap id = rewriter.getMultiDimIdentityMap(tileType.getRank());
-  SmallVector<utils::IteratorType> parallelIters(tileType.getRank(),
-                                                 utils::IteratorType::parallel);
-  Value rounded =
-      linalg::GenericOp::create(
-          rewriter, loc, narrowTile, ValueRange{insert.getSource()},
-          ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                             narrowTile.getShape(), narrow)},
-          ArrayRef<AffineMap>{id, id}, parallelIters,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value t = arith::TruncFOp::create(b, l, narrow, args[0]);
-            linalg::YieldOp::create(b, l, t);
-          })
-          .getResult(0);
-  rewriter.modifyOpInPlace(insert,
-                           [&] { insert.getSourceMutable().assign(rounded); });
   // The shared output, the forall's result and its readers become narrow.
   rewriter.setInsertionPoint(forall);
   Value narrowInit =
@@ -613,6 +595,27 @@ static bool roundAccumulatorPerTile(RewriterBase &rewriter,
     shared.setType(narrowType);
     forall.getResult(0).setType(narrowType);
   });
+  // Rounded as it is inserted, into the tile's place of the shared output
+  // (its slice is the rounding's destination: bufferized in place, where a
+  // tile-sized temporary was a strided copy per tile).
+  rewriter.setInsertionPoint(forall.getTerminator());
+  Value place = tensor::ExtractSliceOp::create(
+      rewriter, loc, narrowTile, shared, insert.getMixedOffsets(),
+      insert.getMixedSizes(), insert.getMixedStrides());
+  AffineMap id = rewriter.getMultiDimIdentityMap(tileType.getRank());
+  SmallVector<utils::IteratorType> parallelIters(tileType.getRank(),
+                                                 utils::IteratorType::parallel);
+  Value rounded =
+      linalg::GenericOp::create(
+          rewriter, loc, narrowTile, ValueRange{insert.getSource()},
+          ValueRange{place}, ArrayRef<AffineMap>{id, id}, parallelIters,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value t = arith::TruncFOp::create(b, l, narrow, args[0]);
+            linalg::YieldOp::create(b, l, t);
+          })
+          .getResult(0);
+  rewriter.modifyOpInPlace(insert,
+                           [&] { insert.getSourceMutable().assign(rounded); });
   for (Operation *reshape : reshapes)
     rewriter.modifyOpInPlace(reshape, [&] {
       Value result = reshape->getResult(0);
