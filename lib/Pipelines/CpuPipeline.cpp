@@ -179,7 +179,9 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
 
   // 5. To the LLVM dialect. Elementwise ops over contiguous buffers become
   // one 1-D loop each (amp-cpu-collapse-elementwise: LLVM vectorizes the
-  // innermost loop only). Transfers are unrolled to 1-D (no stack
+  // innermost loop only); copies between strided buffers become loops too
+  // (amp-cpu-strided-copies: the runtime's memrefCopy moved one element per
+  // memcpy call). Transfers are unrolled to 1-D (no stack
   // temporaries inside loops); contractions become outer products (FMAs on
   // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
@@ -199,7 +201,8 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
       options.approximateMath ? "amp-cpu-approximate-math," : "";
   if (failed(addPassList(
           pm,
-          "func.func(amp-cpu-collapse-elementwise,convert-linalg-to-loops,"
+          "func.func(amp-cpu-collapse-elementwise,amp-cpu-strided-copies,"
+          "convert-linalg-to-loops,"
           "lower-vector-multi-reduction),"
           "lower-affine,"
           "convert-vector-to-scf{full-unroll=true},"
