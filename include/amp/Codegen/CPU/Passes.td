@@ -333,4 +333,19 @@ def AmpCpuCollapseElementwise : Pass<"amp-cpu-collapse-elementwise", "func::Func
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def AmpCpuStridedCopies : Pass<"amp-cpu-strided-copies", "func::FuncOp"> {
+  let summary = "memref.copy between non-contiguous buffers as linalg.copy (on buffers)";
+  let description = [{
+    A `memref.copy` whose source or target is not contiguous (a strided
+    subview: attention's head splits, the interior of a padded convolution
+    input, a tile copied into its place) becomes a `linalg.copy`, which
+    `convert-linalg-to-loops` makes a loop nest that LLVM vectorizes.
+    `finalize-memref-to-llvm` lowers such a copy to a call of the runtime's
+    generic `memrefCopy`, one `memcpy` per element with the index
+    arithmetic of every dimension in between. Copies between contiguous
+    buffers stay `memref.copy` (one `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // AMP_CODEGEN_CPU_PASSES_TD
