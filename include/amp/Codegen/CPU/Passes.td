@@ -157,8 +157,11 @@ def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
       operand is a view with permuted strides, a missing batch loop a batch
       of 1 that oneDNN broadcasts), built with
       `memref.extract_strided_metadata` and `memref.reinterpret_cast`;
-    - a `linalg.conv_2d_nchw_fchw` to `ampOnednnConv2dNchwFchw_f32_f32_f32`
-      with its strides and dilations.
+    - a `linalg.conv_2d_nchw_fchw` to `ampOnednnConv2dNchwFchw_<I>_<F>_<O>`
+      with its strides and dilations; a bf16 convolution whose input or
+      filter is a cast of an f32 buffer (autocast) to
+      `ampOnednnConv2dBf16_<I>_<F>_<O>` on the f32 buffer, which the runtime
+      rounds as it reorders it into oneDNN's layout (the cast is erased).
     The call computes C = A * B + beta * C, beta 1, or 0 when a zero fill of
     C right before the op (bufferization's zeroed accumulator, in a buffer
     of the function that the inputs are no views of, with a non-empty
