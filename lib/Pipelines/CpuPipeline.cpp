@@ -182,7 +182,9 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
 
   // 5. To the LLVM dialect. Elementwise ops over contiguous buffers become
   // one 1-D loop each (amp-cpu-collapse-elementwise: LLVM vectorizes the
-  // innermost loop only). Transfers are unrolled to 1-D (no stack
+  // innermost loop only); copies between strided buffers become loops too
+  // (amp-cpu-strided-copies: the runtime's memrefCopy moved one element per
+  // memcpy call). Transfers are unrolled to 1-D (no stack
   // temporaries inside loops); contractions become outer products (FMAs on
   // broadcast rows); bf16/f16 <-> f32 conversions are expanded to integer
   // code with round-to-nearest-even (arith-expand include-bf16) where LLVM
@@ -195,12 +197,15 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // expand-strided-metadata, which creates affine.apply ops. Buffers are
   // allocated and freed through the runtime's counting functions
   // (use-generic-functions: _mlir_memref_to_llvm_alloc/free,
-  // libamp_cpu_runtime.so).
+  // libamp_cpu_runtime.so). amp-convert-scf-to-cf is upstream's
+  // convert-scf-to-cf without its block splits' quadratic cost on a whole
+  // model's function (densenet201: 64 s of 88).
   std::string approximate =
       options.approximateMath ? "amp-cpu-approximate-math," : "";
   if (failed(addPassList(
           pm,
-          "func.func(amp-cpu-collapse-elementwise,convert-linalg-to-loops,"
+          "func.func(amp-cpu-collapse-elementwise,amp-cpu-strided-copies,"
+          "convert-linalg-to-loops,"
           "lower-vector-multi-reduction),"
           "lower-affine,"
           "convert-vector-to-scf{full-unroll=true},"
@@ -209,7 +214,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
               "amp-keep-narrow-rounding,arith-expand{include-bf16=true}),"
               "expand-strided-metadata,lower-affine,"
               "finalize-memref-to-llvm{use-generic-functions=true},"
-              "convert-scf-to-cf,"
+              "amp-convert-scf-to-cf,"
               "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
               "vector-transpose-lowering=shuffle1d enable-x86vector=true "
               "reassociate-fp-reductions=true},"

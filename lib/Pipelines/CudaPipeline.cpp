@@ -143,10 +143,12 @@ LogicalResult mlir::amp::buildCudaPipeline(OpPassManager &pm,
   // by convert-gpu-to-nvvm, which maps ops NVPTX cannot select to libdevice
   // (arith.remf to __nv_fmodf; upstream's module-wide convert-arith-to-llvm
   // turns it into llvm.frem first, which convert-gpu-to-nvvm rejects).
+  // amp-convert-scf-to-cf: upstream's convert-scf-to-cf in linear time
+  // (quadratic on a whole model's function; CpuPipeline.cpp).
   std::string lower =
       "lower-affine,convert-nvgpu-to-nvvm,gpu-kernel-outlining,"
       "amp-gpu-async-launches,"
-      "convert-vector-to-scf,convert-scf-to-cf,convert-nvvm-to-llvm,"
+      "convert-vector-to-scf,amp-convert-scf-to-cf,convert-nvvm-to-llvm,"
       "convert-func-to-llvm,expand-strided-metadata,"
       "nvvm-attach-target{chip=" +
       options.chip + " features=" + *ptx +

@@ -70,7 +70,9 @@ def _compile(text, features="host"):
 
 
 ENTRY_POINTS = ["ampOnednnMatmul_f32_f32_f32", "ampOnednnMatmul_bf16_bf16_f32",
-                "ampOnednnConv2dNchwFchw_f32_f32_f32", "ampOnednnConv2dNchwFchw_bf16_bf16_f32"]
+                "ampOnednnConv2dNchwFchw_f32_f32_f32", "ampOnednnConv2dNchwFchw_bf16_bf16_f32",
+                "ampOnednnConv2dBf16_f32_f32_f32", "ampOnednnConv2dBf16_f32_bf16_f32",
+                "ampOnednnConv2dBf16_bf16_f32_f32"]
 
 
 def _lowered_calls(text, features="host"):
@@ -243,7 +245,8 @@ def test_conv_autocast_against_pytorch_f32():
     conv2d: bf16 inputs and output, so a bf16 tolerance."""
     torch = pytest.importorskip("torch")
     x, w, _, _ = _conv_bf16_case()
-    expected = {"ampOnednnConv2dNchwFchw_bf16_bf16_f32"} if AVX512 else set()
+    # The casts of the input and the filter to bf16 are folded into the call.
+    expected = {"ampOnednnConv2dBf16_f32_f32_f32"} if AVX512 else set()
     assert _lowered_calls(CONV_AUTOCAST) == expected
     exe, _ = _compile(CONV_AUTOCAST)
     ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), stride=2,
@@ -293,3 +296,171 @@ def test_bf16_remark_only_without_bf16_arithmetic():
 def test_bad_gemm_option_is_an_error():
     with pytest.raises(amp.MLIRError, match="gemm must be codegen or onednn, got 'blas'"):
         amp.compile(MATMUL.format(M=4, N=4, K=4, T="f32"), pipeline="amp-cpu-pipeline{gemm=blas}")
+
+
+# --- blocked layouts and the runtime's reordered-weight cache (issue 28) ---
+
+def _conv_calls(text, args, runs, env):
+    """The outputs of `runs(exe, args)` in a child process with `env` (oneDNN
+    and the runtime read their environment once per process)."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+    child = (
+        "import pickle, sys, numpy as np, test_cpu_onednn as t\n"
+        "text, args, runs = pickle.load(sys.stdin.buffer)\n"
+        "exe, _ = t._compile(text)\n"
+        "outs = t._RUNS[runs](exe, args)\n"
+        "sys.stdout.buffer.write(pickle.dumps([np.asarray(o, np.float32) for o in outs]))\n")
+    full = dict(os.environ, **env)
+    full["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__),
+                                          os.path.dirname(amp.__path__[0])])
+    out = subprocess.run([sys.executable, "-c", child], env=full, capture_output=True,
+                         input=pickle.dumps((text, args, runs)), timeout=300)
+    assert out.returncode == 0, out.stderr.decode()[-2000:]
+    return pickle.loads(out.stdout), out.stderr.decode()
+
+
+def _weight_changes(exe, args):
+    """Calls with the weight changed in place between them (same buffer, so
+    the same address), then a fresh array with the first values again."""
+    x, w = args
+    outs = [exe.invoke("f", x, w), exe.invoke("f", x, w)]
+    w0 = w.copy()
+    w *= -0.5
+    w[0, 0, 0, 0] += 1.0
+    outs.append(exe.invoke("f", x, w))
+    w[...] = w0
+    outs.append(exe.invoke("f", x, w))
+    outs.append(exe.invoke("f", x, w0.copy()))
+    return outs
+
+
+_RUNS = {"weight_changes": _weight_changes}
+
+
+@onednn
+@pytest.mark.parametrize("layout", ["blocked", "plain"])
+@pytest.mark.parametrize("autocast", [False, True])
+def test_conv_weight_changed_between_calls_gives_new_answer(layout, autocast):
+    """The runtime keeps a convolution's weights reordered into oneDNN's
+    blocked layout between calls, keyed by a hash of the caller's bytes: a
+    weight written in place between two calls (same address) gives the new
+    answer, the old values again the old one, in f32 and with autocast's
+    casts folded into the call (bf16 on AVX-512); with plain layouts (no
+    reorder) the same numbers."""
+    if autocast and not AVX512:
+        pytest.skip("the bf16 convolution runs on code generation without AVX-512")
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST if autocast else CONV_AUTOCAST.replace(
+        " attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    outs, _ = _conv_calls(text, (x, w), "weight_changes", {"AMP_ONEDNN_CONV_LAYOUT": layout})
+    w2 = w * -0.5
+    w2[0, 0, 0, 0] += 1.0
+    bf16 = numpy_dtype("bf16")
+    r = (lambda a: a.astype(bf16).astype(np.float32)) if autocast else (lambda a: a)
+    tol = dict(rtol=1e-2, atol=1e-2) if autocast else dict(rtol=1e-4, atol=1e-4)
+    first, second = _conv_ref(r(x), r(w)), _conv_ref(r(x), r(w2))
+    for got, want in zip(outs, [first, first, second, first, first]):
+        np.testing.assert_allclose(got, want, **tol)
+    assert np.abs(second - first).max() > 1.0  # the change is visible
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], outs[3])
+    np.testing.assert_array_equal(outs[0], outs[4])
+
+
+@onednn
+def test_conv_blocked_f32_on_avx2_same_numbers():
+    """oneDNN capped to AVX2 (DNNL_MAX_CPU_ISA): the f32 convolutions still
+    take blocked layouts (nChw8c) and give the same numbers as plain ones."""
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST.replace(" attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    outs, err = _conv_calls(text, (x, w), "weight_changes", {"DNNL_MAX_CPU_ISA": "AVX2"})
+    assert "reference loop" not in err
+    np.testing.assert_allclose(outs[0], _conv_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
+def _basic_block(torch, inplanes, planes, stride):
+    import torchvision
+    down = None
+    if stride != 1 or inplanes != planes:
+        down = torch.nn.Sequential(torch.nn.Conv2d(inplanes, planes, 1, stride, bias=False),
+                                   torch.nn.BatchNorm2d(planes))
+    block = torchvision.models.resnet.BasicBlock(inplanes, planes, stride, down)
+    for m in block.modules():  # running statistics as after training
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+    return block.eval()
+
+
+@onednn
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+@pytest.mark.parametrize("inplanes,planes,stride", [(32, 32, 1), (32, 64, 2)])
+def test_resnet_basic_block_on_onednn_matches_pytorch(autocast, inplanes, planes, stride):
+    """torchvision's BasicBlock (conv + batch norm + ReLU, conv + batch norm,
+    the residual add, with a strided 1x1 downsample) on the oneDNN path in
+    its blocked layouts against PyTorch f32, f32 and autocast, two calls
+    (the second with the cached weights)."""
+    torch = pytest.importorskip("torch")
+    import amp_mlir.torch as amp_torch
+    torch.manual_seed(0)
+    block = _basic_block(torch, inplanes, planes, stride)
+    x = torch.randn(2, inplanes, 14, 14)
+    with torch.no_grad():
+        ref = block(x)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch_amp_err = float((block(x).double() - ref.double()).norm() / ref.double().norm())
+    fn = amp_torch.compile(block, (x,), autocast=autocast, gemm="onednn", opt_level=1)
+    for _ in range(2):
+        y = fn(x)
+        err = float((y.double() - ref.double()).norm() / ref.double().norm())
+        if autocast is None:
+            assert err <= 1e-5, err
+        else:
+            assert 0 < err <= max(1.5 * torch_amp_err, 1e-2), (err, torch_amp_err)
+
+
+POOL = """
+func.func @f(%x: tensor<2x5x13x11x{T}>) -> tensor<2x5x7x6x{T}> {{
+  %ninf = arith.constant 0xFF800000 : {T}
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %ninf : {T}
+  }} : tensor<2x5x13x11x{T}> to tensor<2x5x15x13x{T}>
+  %w = tensor.empty() : tensor<3x3x{T}>
+  %e = tensor.empty() : tensor<2x5x7x6x{T}>
+  %c = linalg.fill ins(%ninf : {T}) outs(%e : tensor<2x5x7x6x{T}>) -> tensor<2x5x7x6x{T}>
+  %r = linalg.pooling_nchw_max {{dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}}
+       ins(%p, %w : tensor<2x5x15x13x{T}>, tensor<3x3x{T}>) outs(%c : tensor<2x5x7x6x{T}>) -> tensor<2x5x7x6x{T}>
+  return %r : tensor<2x5x7x6x{T}>
+}}
+"""
+
+
+@onednn
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_max_pool_padded_on_onednn_matches_pytorch(dtype):
+    """torch-mlir's max_pool2d(3, stride 2, padding 1) (a -inf tensor.pad, a
+    -inf filled output) as one oneDNN pooling call, the padding folded in:
+    PyTorch's values exactly (a maximum rounds nothing)."""
+    torch = pytest.importorskip("torch")
+    if dtype == "bf16" and not AVX512:
+        pytest.skip("bf16 pooling stays on code generation without AVX-512")
+    text = POOL.format(T=dtype).replace("0xFF800000 : bf16", "0xFF80 : bf16")
+    ENTRY_POINTS.append(f"ampOnednnPoolNchwMax_{dtype}")
+    try:
+        assert _lowered_calls(text) == {f"ampOnednnPoolNchwMax_{dtype}"}
+    finally:
+        ENTRY_POINTS.pop()
+    x = RNG.standard_normal((2, 5, 13, 11)).astype(np.float32)
+    x[0, 0, :3, :3] = -5.0  # a window of the corner: padding never wins
+    if dtype == "bf16":
+        x = x.astype(numpy_dtype("bf16"))
+    exe, _ = _compile(text)
+    got = np.asarray(exe.invoke("f", x), np.float32)
+    ref = torch.nn.functional.max_pool2d(torch.from_numpy(np.asarray(x, np.float32)), 3, 2, 1)
+    np.testing.assert_array_equal(got, ref.numpy())

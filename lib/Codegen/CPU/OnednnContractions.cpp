@@ -51,8 +51,7 @@ Value rootBuffer(Value v) {
 MemRefType stridedType(MLIRContext *ctx, int64_t rank, Type element) {
   SmallVector<int64_t> dyn(rank, ShapedType::kDynamic);
   return MemRefType::get(
-      dyn, element,
-      StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
+      dyn, element, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, dyn));
 }
 
 /// A view of `buffer` (indexed by `map`, a projected permutation of the op's
@@ -77,8 +76,7 @@ Value canonicalView(OpBuilder &b, Location loc, Value buffer, AffineMap map,
     strides.push_back(meta.getStrides()[*pos]);
   }
   return memref::ReinterpretCastOp::create(
-      b, loc,
-      stridedType(b.getContext(), loops.size(), type.getElementType()),
+      b, loc, stridedType(b.getContext(), loops.size(), type.getElementType()),
       meta.getBaseBuffer(), OpFoldResult(meta.getOffset()), sizes, strides);
 }
 
@@ -90,8 +88,7 @@ Value canonicalView(OpBuilder &b, Location loc, Value buffer, AffineMap map,
 linalg::FillOp zeroFillOfOutput(linalg::LinalgOp op) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
   Value out = op.getDpsInitOperand(0)->get();
-  if (!fill || !fill.hasPureBufferSemantics() ||
-      fill.getOutputs()[0] != out)
+  if (!fill || !fill.hasPureBufferSemantics() || fill.getOutputs()[0] != out)
     return {};
   auto value = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
   auto zero = value ? dyn_cast<FloatAttr>(value.getValue()) : FloatAttr();
@@ -103,17 +100,18 @@ linalg::FillOp zeroFillOfOutput(linalg::LinalgOp op) {
   for (OpOperand *input : op.getDpsInputOperands())
     if (rootBuffer(input->get()) == root)
       return {};
-  for (auto [range, type] : llvm::zip(op.getStaticLoopRanges(),
-                                      op.getIteratorTypesArray()))
+  for (auto [range, type] :
+       llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
     if (type == utils::IteratorType::reduction &&
         (ShapedType::isDynamic(range) || range == 0))
       return {};
   return fill;
 }
 
-/// Whether `op` writes +0.0 to every element of its output (linalg.fill or
-/// a linalg.map without inputs yielding the constant), and that output.
-Value zeroFilled(Operation *op) {
+/// Whether `op` writes +0.0 (or -inf with `negInf`) to every element of its
+/// output (linalg.fill or a linalg.map without inputs yielding the
+/// constant), and that output.
+Value zeroFilled(Operation *op, bool negInf = false) {
   Value value, out;
   if (auto fill = dyn_cast<linalg::FillOp>(op)) {
     value = fill.getInputs()[0];
@@ -129,14 +127,35 @@ Value zeroFilled(Operation *op) {
   }
   auto constant = value.getDefiningOp<arith::ConstantOp>();
   auto zero = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
-  if (!zero || !zero.getValue().isZero() || zero.getValue().isNegative())
+  if (!zero)
+    return {};
+  if (negInf ? !(zero.getValue().isInfinity() && zero.getValue().isNegative())
+             : (!zero.getValue().isZero() || zero.getValue().isNegative()))
     return {};
   return out;
 }
 
+/// The -inf fill of a max pooling's output (an allocation of the function)
+/// before it in its block, with no other use of that buffer in between, or
+/// null: oneDNN's pooling overwrites the output.
+Operation *negInfFillOfOutput(linalg::LinalgOp op) {
+  Value out = op.getDpsInitOperand(0)->get();
+  Value root = rootBuffer(out);
+  if (!root.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (zeroFilled(prev, /*negInf=*/true) == out)
+      return prev;
+    for (Value operand : prev->getOperands())
+      if (rootBuffer(operand) == root)
+        return nullptr;
+  }
+  return nullptr;
+}
+
 /// The padding of a convolution's input folded into the call.
 struct FoldedPad {
-  Value source;           // the unpadded buffer
+  Value source; // the unpadded buffer
   int64_t top = 0, left = 0;
   SmallVector<Operation *> erased; // fill, subview, copy, deallocs, alloc
 };
@@ -146,7 +165,8 @@ struct FoldedPad {
 /// that buffer into an NC-complete window at [0, 0, top, left], and is
 /// otherwise only read by `conv` and deallocated; the buffer copied is not
 /// used between the copy and `conv`.
-std::optional<FoldedPad> foldedPad(Value input, Operation *conv) {
+std::optional<FoldedPad> foldedPad(Value input, Operation *conv,
+                                   bool negInf = false) {
   auto alloc = input.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != conv->getBlock())
     return std::nullopt;
@@ -160,7 +180,7 @@ std::optional<FoldedPad> foldedPad(Value input, Operation *conv) {
         pad.erased.push_back(user);
       continue;
     }
-    if (!fill && zeroFilled(user) == input) {
+    if (!fill && zeroFilled(user, negInf) == input) {
       fill = user;
       continue;
     }
@@ -198,10 +218,78 @@ std::optional<FoldedPad> foldedPad(Value input, Operation *conv) {
   return pad;
 }
 
+/// The rounding to bf16 of an f32 buffer that a bf16 convolution's operand
+/// `buffer` holds, folded into the call (the runtime rounds while it
+/// reorders into oneDNN's layout: autocast's cast of a weight or an input
+/// is then no separate pass over memory and no separate buffer).
+struct FoldedCast {
+  Value source;                    // the f32 buffer
+  SmallVector<Operation *> erased; // the cast, deallocs, alloc
+};
+
+/// The f32 buffer of `buffer` when `buffer` is an allocation in `conv`'s
+/// block that one elementwise linalg.generic (identity maps, `arith.truncf`
+/// f32 -> bf16 with the default rounding of its input) fills before `conv`,
+/// that is otherwise only read by `conv` or by ops in `alsoErased` and
+/// deallocated, and whose f32 source no op between the cast and `conv`
+/// uses.
+std::optional<FoldedCast> foldedCast(Value buffer, Operation *conv,
+                                     ArrayRef<Operation *> alsoErased) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != conv->getBlock() ||
+      !alloc.getType().getElementType().isBF16())
+    return std::nullopt;
+  FoldedCast folded;
+  linalg::GenericOp writer;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv || llvm::is_contained(alsoErased, user))
+      continue;
+    if (isa<memref::DeallocOp>(user)) {
+      folded.erased.push_back(user);
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (writer || !generic)
+      return std::nullopt;
+    writer = generic;
+  }
+  if (!writer || !writer.hasPureBufferSemantics() ||
+      writer.getNumDpsInputs() != 1 || writer.getNumDpsInits() != 1 ||
+      writer.getDpsInitOperand(0)->get() != buffer ||
+      writer.getNumParallelLoops() != writer.getNumLoops() ||
+      !llvm::all_of(writer.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }) ||
+      writer->getBlock() != conv->getBlock() || !writer->isBeforeInBlock(conv))
+    return std::nullopt;
+  Block &body = writer.getRegion().front();
+  auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
+  auto yield = cast_or_null<linalg::YieldOp>(body.getTerminator());
+  if (!trunc || trunc->getNextNode() != yield ||
+      trunc.getIn() != body.getArgument(0) || trunc.getRoundingmodeAttr() ||
+      !trunc.getIn().getType().isF32() || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != trunc.getResult())
+    return std::nullopt;
+  Value source = writer.getDpsInputOperand(0)->get();
+  auto sourceType = cast<MemRefType>(source.getType());
+  if (!sourceType.hasStaticShape() ||
+      sourceType.getShape() != alloc.getType().getShape())
+    return std::nullopt;
+  Value sourceRoot = rootBuffer(source);
+  for (Operation *op = writer->getNextNode(); op != conv;
+       op = op->getNextNode())
+    for (Value operand : op->getOperands())
+      if (rootBuffer(operand) == sourceRoot)
+        return std::nullopt;
+  folded.source = source;
+  folded.erased.insert(folded.erased.begin(), writer);
+  folded.erased.push_back(alloc);
+  return folded;
+}
+
 /// The runtime function `name` taking `operands`' types (declared once,
 /// private, with a C interface wrapper).
-func::FuncOp getOrDeclare(ModuleOp module, SymbolTable &symbols,
-                          StringRef name, TypeRange operands) {
+func::FuncOp getOrDeclare(ModuleOp module, SymbolTable &symbols, StringRef name,
+                          TypeRange operands) {
   if (auto f = symbols.lookup<func::FuncOp>(name))
     return f;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
@@ -211,6 +299,63 @@ func::FuncOp getOrDeclare(ModuleOp module, SymbolTable &symbols,
   f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), b.getUnitAttr());
   symbols.insert(f);
   return f;
+}
+
+/// A marked linalg.pooling_nchw_max to a call of
+/// `ampOnednnPoolNchwMax_<T>(input, output, kh, kw, sh, sw, dh, dw, pt, pl)`:
+/// its -inf initial fill is dropped (oneDNN writes every output), its -inf
+/// padding folded into the call (oneDNN's max pooling ignores padding), its
+/// window buffer (only its shape matters) erased.
+void lowerPooling(ModuleOp module, SymbolTable &symbols, IRRewriter &rewriter,
+                  linalg::LinalgOp op, const OnednnCall &call) {
+  Operation *init = negInfFillOfOutput(op);
+  Value window = op.getDpsInputOperand(1)->get();
+  auto windowType = cast<MemRefType>(window.getType());
+  if (!init || !windowType.hasStaticShape() || windowType.getRank() != 2) {
+    op->emitRemark("amp-cpu-onednn-contractions: the output of this max "
+                   "pooling does not start as -inf; it is lowered to loops");
+    return;
+  }
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  std::optional<FoldedPad> pad =
+      foldedPad(op.getDpsInputOperand(0)->get(), op, /*negInf=*/true);
+  Value input = pad ? pad->source : op.getDpsInputOperand(0)->get();
+  SmallVector<Value> args;
+  for (Value buffer : {input, op.getDpsInitOperand(0)->get()})
+    args.push_back(
+        canonicalView(rewriter, loc, buffer,
+                      rewriter.getMultiDimIdentityMap(
+                          cast<MemRefType>(buffer.getType()).getRank()),
+                      {0, 1, 2, 3}));
+  auto pool = cast<linalg::PoolingNchwMaxOp>(op.getOperation());
+  SmallVector<int64_t> scalars(windowType.getShape());
+  for (DenseIntElementsAttr attr : {pool.getStrides(), pool.getDilations()})
+    for (APInt v : attr.getValues<APInt>())
+      scalars.push_back(v.getSExtValue());
+  scalars.push_back(pad ? pad->top : 0);
+  scalars.push_back(pad ? pad->left : 0);
+  for (int64_t v : scalars)
+    args.push_back(arith::ConstantIndexOp::create(rewriter, loc, v));
+  SmallVector<Type> types;
+  for (Value v : args)
+    types.push_back(v.getType());
+  func::FuncOp callee =
+      getOrDeclare(module, symbols, call.functionName(), types);
+  func::CallOp::create(rewriter, loc, callee, args);
+  rewriter.eraseOp(op);
+  rewriter.eraseOp(init);
+  if (pad)
+    for (Operation *dead : pad->erased)
+      rewriter.eraseOp(dead);
+  // The window: an allocation only the pooling read.
+  if (auto alloc = window.getDefiningOp<memref::AllocOp>())
+    if (llvm::all_of(alloc->getUsers(),
+                     [](Operation *u) { return isa<memref::DeallocOp>(u); })) {
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        rewriter.eraseOp(user);
+      rewriter.eraseOp(alloc);
+    }
 }
 
 struct AmpCpuOnednnContractionsPass
@@ -242,11 +387,16 @@ struct AmpCpuOnednnContractionsPass
         continue;
       }
       Location loc = op.getLoc();
+      if (call->kind == OnednnCall::Kind::PoolNchwMax) {
+        lowerPooling(module, symbols, rewriter, op, *call);
+        continue;
+      }
       linalg::FillOp fill = zeroFillOfOutput(op);
       rewriter.setInsertionPoint(op);
       SmallVector<AffineMap> maps = op.getIndexingMapsArray();
       SmallVector<Value> args;
       std::optional<FoldedPad> pad;
+      std::optional<FoldedCast> casts[2];
       if (call->kind == OnednnCall::Kind::Matmul) {
         args.push_back(canonicalView(rewriter, loc,
                                      op.getDpsInputOperand(0)->get(), maps[0],
@@ -259,10 +409,22 @@ struct AmpCpuOnednnContractionsPass
                                      {call->batch, call->m, call->n}));
       } else {
         pad = foldedPad(op.getDpsInputOperand(0)->get(), op);
+        if (call->a.isBF16()) {
+          // The f32 -> bf16 casts of the input and the filter go into the
+          // call (the input's after its padding is folded).
+          Value input = pad ? pad->source : op.getDpsInputOperand(0)->get();
+          casts[0] = foldedCast(input, op,
+                                pad ? ArrayRef<Operation *>(pad->erased)
+                                    : ArrayRef<Operation *>());
+          casts[1] = foldedCast(op.getDpsInputOperand(1)->get(), op, {});
+        }
         for (OpOperand &operand : op->getOpOperands()) {
           Value buffer = operand.get();
           if (pad && operand.getOperandNumber() == 0)
             buffer = pad->source;
+          if (operand.getOperandNumber() < 2 &&
+              casts[operand.getOperandNumber()])
+            buffer = casts[operand.getOperandNumber()]->source;
           auto type = cast<MemRefType>(buffer.getType());
           args.push_back(canonicalView(
               rewriter, loc, buffer,
@@ -272,8 +434,8 @@ struct AmpCpuOnednnContractionsPass
         for (DenseIntElementsAttr attr :
              {conv.getStrides(), conv.getDilations()})
           for (APInt v : attr.getValues<APInt>())
-            args.push_back(arith::ConstantIndexOp::create(
-                rewriter, loc, v.getSExtValue()));
+            args.push_back(arith::ConstantIndexOp::create(rewriter, loc,
+                                                          v.getSExtValue()));
         for (int64_t p : {pad ? pad->top : 0, pad ? pad->left : 0})
           args.push_back(arith::ConstantIndexOp::create(rewriter, loc, p));
       }
@@ -282,8 +444,17 @@ struct AmpCpuOnednnContractionsPass
       SmallVector<Type> types;
       for (Value v : args)
         types.push_back(v.getType());
-      func::FuncOp callee =
-          getOrDeclare(module, symbols, call->functionName(), types);
+      std::string name = call->functionName();
+      if (casts[0] || casts[1]) {
+        auto element = [](Value v) {
+          return cast<MemRefType>(v.getType()).getElementType().isF32()
+                     ? "f32"
+                     : "bf16";
+        };
+        name = std::string("ampOnednnConv2dBf16_") + element(args[0]) + "_" +
+               element(args[1]) + "_" + element(args[2]);
+      }
+      func::FuncOp callee = getOrDeclare(module, symbols, name, types);
       func::CallOp::create(rewriter, loc, callee, args);
       rewriter.eraseOp(op);
       if (fill)
@@ -291,6 +462,10 @@ struct AmpCpuOnednnContractionsPass
       if (pad)
         for (Operation *dead : pad->erased)
           rewriter.eraseOp(dead);
+      for (std::optional<FoldedCast> &folded : casts)
+        if (folded)
+          for (Operation *dead : folded->erased)
+            rewriter.eraseOp(dead);
     }
   }
 };

@@ -8,11 +8,15 @@
 // bf16 matmul below it). linalg.conv_2d_nchw_fchw with the same element
 // types goes to oneDNN's convolution (bf16 on AVX-512 only, as the matmul:
 // oneDNN 2.6's bf16 convolutions need avx512_core, which emulates the bf16
-// dot products where AVX512-BF16 is missing).
+// dot products where AVX512-BF16 is missing). linalg.pooling_nchw_max
+// (f32, or bf16 on AVX-512) goes to oneDNN's max pooling when its output
+// starts as -inf (on tensors: a linalg.fill of it).
 //
 //===----------------------------------------------------------------------===//
 
 #include "OnednnMatch.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -29,8 +33,11 @@ static std::string typeName(Type t) {
 }
 
 std::string OnednnCall::functionName() const {
+  if (kind == Kind::PoolNchwMax)
+    return "ampOnednnPoolNchwMax_" + typeName(a);
   std::string types = typeName(a) + "_" + typeName(b) + "_" + typeName(c);
-  return (kind == Kind::Matmul ? "ampOnednnMatmul_" : "ampOnednnConv2dNchwFchw_") +
+  return (kind == Kind::Matmul ? "ampOnednnMatmul_"
+                               : "ampOnednnConv2dNchwFchw_") +
          types;
 }
 
@@ -72,6 +79,34 @@ FailureOr<OnednnCall> mlir::amp::matchOnednnCall(linalg::LinalgOp op,
   bool f32 = call.a.isF32() && call.b.isF32() && call.c.isF32();
   bool bf16 = call.a.isBF16() && call.b.isBF16() && call.c.isF32();
 
+  if (isa<linalg::PoolingNchwMaxOp>(op)) {
+    call.kind = OnednnCall::Kind::PoolNchwMax;
+    if (!(call.a.isF32() || call.a.isBF16()) || call.a != call.c) {
+      whyNot = "element types " + typeName(call.a) + " -> " + typeName(call.c) +
+               " (oneDNN's max pooling is called for f32 and bf16)";
+      return failure();
+    }
+    if (call.a.isBF16() && !target.avx512) {
+      whyNot = "oneDNN has no bf16 pooling on a CPU without AVX-512 (this "
+               "target: " +
+               describeCpuTarget(target) + ")";
+      return failure();
+    }
+    // The initial maximum must be -inf: oneDNN overwrites the output.
+    if (op.hasPureTensorSemantics()) {
+      auto fill =
+          op.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+      auto cst = fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>()
+                      : arith::ConstantOp();
+      auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+      if (!value || !value.getValue().isInfinity() ||
+          !value.getValue().isNegative()) {
+        whyNot = "a max pooling whose output does not start as -inf";
+        return failure();
+      }
+    }
+    return call;
+  }
   bool conv = isa<linalg::Conv2DNchwFchwOp>(op);
   if (!conv && !linalg::isaContractionOpInterface(op))
     return failure();
@@ -83,10 +118,10 @@ FailureOr<OnednnCall> mlir::amp::matchOnednnCall(linalg::LinalgOp op,
     return failure();
   }
   if (bf16 && !target.avx512) {
-    whyNot = std::string("oneDNN has no bf16 ") +
-             (conv ? "convolution" : "matmul") +
-             " on a CPU without AVX-512 (this target: " +
-             describeCpuTarget(target) + ")";
+    whyNot =
+        std::string("oneDNN has no bf16 ") + (conv ? "convolution" : "matmul") +
+        " on a CPU without AVX-512 (this target: " + describeCpuTarget(target) +
+        ")";
     return failure();
   }
   if (conv) {
@@ -101,8 +136,7 @@ FailureOr<OnednnCall> mlir::amp::matchOnednnCall(linalg::LinalgOp op,
     whyNot = "a contraction with more than one batch, m, n or k loop";
     return failure();
   }
-  call.batch =
-      dims->batch.empty() ? int64_t(-1) : int64_t(dims->batch.front());
+  call.batch = dims->batch.empty() ? int64_t(-1) : int64_t(dims->batch.front());
   call.m = dims->m.front();
   call.n = dims->n.front();
   call.k = dims->k.front();

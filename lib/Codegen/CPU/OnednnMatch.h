@@ -25,7 +25,7 @@ constexpr llvm::StringLiteral kOnednnMarker = "amp_cpu.onednn";
 
 /// A oneDNN call for a linalg op.
 struct OnednnCall {
-  enum class Kind { Matmul, Conv2dNchwFchw };
+  enum class Kind { Matmul, Conv2dNchwFchw, PoolNchwMax };
   Kind kind = Kind::Matmul;
   /// Element types of the two inputs and the output.
   Type a, b, c;
@@ -33,7 +33,8 @@ struct OnednnCall {
   /// [batch, m, k], B [batch, k, n], C [batch, m, n]; -1 for no batch loop.
   int64_t batch = -1, m = 0, n = 0, k = 0;
 
-  /// `ampOnednnMatmul_f32_f32_f32`, ...: the runtime's entry point.
+  /// `ampOnednnMatmul_f32_f32_f32`, `ampOnednnPoolNchwMax_f32`, ...: the
+  /// runtime's entry point.
   std::string functionName() const;
 };
 

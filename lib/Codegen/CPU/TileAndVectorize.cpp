@@ -14,6 +14,8 @@
 #include "OnednnMatch.h"
 #include "VectorizeTiles.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -680,24 +682,6 @@ static bool roundAccumulatorPerTile(RewriterBase &rewriter,
                                              tileType.getElementType())})
           .getResult(0);
   rewriter.replaceOp(slice, tileInit);
-  // Rounded as it is inserted.
-  rewriter.setInsertionPoint(forall.getTerminator());
-  AffineMap id = rewriter.getMultiDimIdentityMap(tileType.getRank());
-  SmallVector<utils::IteratorType> parallelIters(tileType.getRank(),
-                                                 utils::IteratorType::parallel);
-  Value rounded =
-      linalg::GenericOp::create(
-          rewriter, loc, narrowTile, ValueRange{insert.getSource()},
-          ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                             narrowTile.getShape(), narrow)},
-          ArrayRef<AffineMap>{id, id}, parallelIters,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value t = arith::TruncFOp::create(b, l, narrow, args[0]);
-            linalg::YieldOp::create(b, l, t);
-          })
-          .getResult(0);
-  rewriter.modifyOpInPlace(insert,
-                           [&] { insert.getSourceMutable().assign(rounded); });
   // The shared output, the forall's result and its readers become narrow.
   rewriter.setInsertionPoint(forall);
   Value narrowInit =
@@ -708,6 +692,27 @@ static bool roundAccumulatorPerTile(RewriterBase &rewriter,
     shared.setType(narrowType);
     forall.getResult(0).setType(narrowType);
   });
+  // Rounded as it is inserted, into the tile's place of the shared output
+  // (its slice is the rounding's destination: bufferized in place, where a
+  // tile-sized temporary was a strided copy per tile).
+  rewriter.setInsertionPoint(forall.getTerminator());
+  Value place = tensor::ExtractSliceOp::create(
+      rewriter, loc, narrowTile, shared, insert.getMixedOffsets(),
+      insert.getMixedSizes(), insert.getMixedStrides());
+  AffineMap id = rewriter.getMultiDimIdentityMap(tileType.getRank());
+  SmallVector<utils::IteratorType> parallelIters(tileType.getRank(),
+                                                 utils::IteratorType::parallel);
+  Value rounded =
+      linalg::GenericOp::create(
+          rewriter, loc, narrowTile, ValueRange{insert.getSource()},
+          ValueRange{place}, ArrayRef<AffineMap>{id, id}, parallelIters,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value t = arith::TruncFOp::create(b, l, narrow, args[0]);
+            linalg::YieldOp::create(b, l, t);
+          })
+          .getResult(0);
+  rewriter.modifyOpInPlace(insert,
+                           [&] { insert.getSourceMutable().assign(rounded); });
   for (Operation *reshape : reshapes)
     rewriter.modifyOpInPlace(reshape, [&] {
       Value result = reshape->getResult(0);
@@ -1044,7 +1049,10 @@ struct AmpCpuTileAndVectorizePass
     // packed f32 matmul). Fold them back into the map.
     func.walk([&](vector::TransferWriteOp write) {
       auto transpose = write.getVector().getDefiningOp<vector::TransposeOp>();
-      if (!transpose || !write.getPermutationMap().isIdentity() ||
+      // A minor identity too: a batch_matmul's tile writes 6 x 1 x n_r
+      // into its 1 x 6 x 1 x n_r slice of C's view (the batch dimension
+      // dropped by the map).
+      if (!transpose || !write.getPermutationMap().isMinorIdentity() ||
           write.getMask())
         return;
       auto broadcast =
@@ -1066,18 +1074,20 @@ struct AmpCpuTileAndVectorizePass
               [](int64_t d) { return d != 1; }))
         return;
       ArrayRef<int64_t> perm = transpose.getPermutation();
+      int64_t rank = write.getShapedType().getRank();
+      int64_t dropped = rank - static_cast<int64_t>(perm.size());
       SmallVector<AffineExpr> results(source.getRank());
       SmallVector<int64_t> order;
       for (auto [r, p] : llvm::enumerate(perm)) {
         if (p < lead)
           continue;
         order.push_back(p - lead);
-        results[p - lead] = rewriter.getAffineDimExpr(r);
+        results[p - lead] = rewriter.getAffineDimExpr(dropped + r);
       }
       // Keep it a plain projection (source dims in increasing order).
       if (!llvm::is_sorted(order))
         return;
-      AffineMap map = AffineMap::get(perm.size(), 0, results, ctx);
+      AffineMap map = AffineMap::get(rank, 0, results, ctx);
       rewriter.setInsertionPoint(write);
       SmallVector<bool> inBounds(source.getRank(), true);
       rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(
@@ -1108,6 +1118,48 @@ struct AmpCpuTileAndVectorizePass
           contract.getRhsMutable().assign(rhs.getIn());
         });
       });
+      // A tile written into a slice of the accumulator that is then
+      // inserted back where it was extracted (a batch_matmul's tile:
+      // upstream's insert_slice-of-transfer_write folding needs the ranks
+      // to match, and the tile's write drops the batch dimension) is
+      // written into the accumulator directly, at the slice's offsets: the
+      // same values, and the accumulator's reads and writes become pairs
+      // of one subset that loop-invariant-subset-hoisting keeps in
+      // registers across the k loop (they were stored on every k step).
+      SmallVector<vector::TransferWriteOp> sliceWrites;
+      func.walk([&](vector::TransferWriteOp write) {
+        if (write.getBase().getDefiningOp<tensor::ExtractSliceOp>())
+          sliceWrites.push_back(write);
+      });
+      for (vector::TransferWriteOp write : sliceWrites) {
+        auto slice = write.getBase().getDefiningOp<tensor::ExtractSliceOp>();
+        if (!slice || write.getMask() || !write.hasPureTensorSemantics() ||
+            !isDotTileVectorOp(write) || !write.getResult().hasOneUse() ||
+            !slice.hasUnitStride() ||
+            slice.getSourceType().getRank() != slice.getType().getRank())
+          continue;
+        auto insert =
+            dyn_cast<tensor::InsertSliceOp>(*write.getResult().user_begin());
+        if (!insert || insert.getDest() != slice.getSource() ||
+            !mlir::detail::sameOffsetsSizesAndStrides(
+                insert, slice, isEqualConstantIntOrValue))
+          continue;
+        rewriter.setInsertionPoint(insert);
+        Location loc = write.getLoc();
+        AffineExpr d0, d1;
+        bindDims(ctx, d0, d1);
+        SmallVector<Value> indices;
+        for (auto [offset, index] :
+             llvm::zip(slice.getMixedOffsets(), write.getIndices()))
+          indices.push_back(getValueOrCreateConstantIndexOp(
+              rewriter, loc,
+              affine::makeComposedFoldedAffineApply(
+                  rewriter, loc, d0 + d1, {offset, OpFoldResult(index)})));
+        rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(
+            insert, write.getVector(), slice.getSource(), indices,
+            write.getPermutationMapAttr(), write.getInBoundsAttr());
+        rewriter.eraseOp(write);
+      }
       // The ops to unroll, collected first: once the contraction is
       // unrolled its transfers no longer feed it directly.
       llvm::DenseSet<Operation *> toUnroll;

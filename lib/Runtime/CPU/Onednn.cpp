@@ -15,10 +15,24 @@
 //       padded with pt zero rows on top and pl zero columns on the left
 //       (torch-mlir's tensor.pad, folded into the call; the bottom and right
 //       padding follow from the shapes), fp32 accumulation; <I>_<F>_<O> as
-//       the matmul's.
+//       the matmul's;
+//   _mlir_ciface_ampOnednnConv2dBf16_<I>_<F>_<O>(same arguments)
+//       the same with bf16 x bf16 products whose f32 I and/or F are rounded
+//       to bf16 (nearest even) by the reorders into oneDNN's layouts
+//       (autocast's casts folded into the call): f32_f32_f32, f32_bf16_f32,
+//       bf16_f32_f32;
+//   _mlir_ciface_ampOnednnPoolNchwMax_<T>(I, O, kh, kw, sh, sw, dh, dw, pt,
+//       pl)
+//       linalg.pooling_nchw_max with a kh x kw window on I padded with -inf
+//       (pt rows on top, pl columns on the left), T f32 or bf16.
 //
 // A oneDNN primitive is created once per element types, shapes, strides and
-// beta, and kept (a process-wide cache). oneDNN picks the instructions at
+// beta, and kept (a process-wide cache). Convolutions are created with
+// `format_tag::any` (oneDNN's blocked layouts and brgemm kernels; with the
+// caller's plain NCHW it runs im2col + GEMM), with reorders from and to the
+// caller's buffers on every call; the weights' reordered copies are kept
+// between calls while a hash of the caller's bytes is unchanged
+// (WeightCache below). oneDNN picks the instructions at
 // run time (AVX2, AVX-512, AVX512-BF16, AMX). Where it has no
 // implementation (or the library was built without oneDNN), the call
 // computes the same result with a reference loop and says so once on
@@ -31,11 +45,16 @@
 #include "amp/Runtime/CPU/CpuRuntime.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,8 +65,7 @@
 
 namespace {
 
-template <int Rank>
-struct MemRef {
+template <int Rank> struct MemRef {
   char *allocated;
   char *aligned;
   int64_t offset;
@@ -89,8 +107,7 @@ void store(char *base, Elem e, int64_t index, float v) {
   std::memcpy(base + index * 2, &h, 2);
 }
 
-template <int Rank>
-char *data(const MemRef<Rank> *m, Elem e) {
+template <int Rank> char *data(const MemRef<Rank> *m, Elem e) {
   return m->aligned + m->offset * bytes(e);
 }
 
@@ -122,21 +139,34 @@ void referenceMatmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
     int64_t ia = a->sizes[0] == 1 ? 0 : i, ib = b->sizes[0] == 1 ? 0 : i;
     for (int64_t r = 0; r < m; ++r)
       for (int64_t col = 0; col < n; ++col) {
-        int64_t ci = i * c->strides[0] + r * c->strides[1] + col * c->strides[2];
+        int64_t ci =
+            i * c->strides[0] + r * c->strides[1] + col * c->strides[2];
         float acc = beta != 0.0f ? load(pc, ec, ci) : 0.0f;
         for (int64_t x = 0; x < k; ++x)
-          acc += load(pa, ea,
-                      ia * a->strides[0] + r * a->strides[1] + x * a->strides[2]) *
-                 load(pb, eb,
-                      ib * b->strides[0] + x * b->strides[1] + col * b->strides[2]);
+          acc +=
+              load(pa, ea,
+                   ia * a->strides[0] + r * a->strides[1] + x * a->strides[2]) *
+              load(pb, eb,
+                   ib * b->strides[0] + x * b->strides[1] +
+                       col * b->strides[2]);
         store(pc, ec, ci, acc);
       }
   }
 }
 
-void referenceConv(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
-                   const int64_t s[2], const int64_t d[2], const int64_t p[2],
-                   float beta, Elem ei, Elem ef, Elem eo) {
+void referenceConv(const MemRef<4> *in, const MemRef<4> *f,
+                   const MemRef<4> *out, const int64_t s[2], const int64_t d[2],
+                   const int64_t p[2], float beta, Elem ei, Elem ef, Elem eo,
+                   bool bf16Products) {
+  // The products of bf16Products take both operands rounded to bf16.
+  auto operand = [&](const char *base, Elem e, int64_t index) {
+    float v = load(base, e, index);
+    if (!bf16Products || e == Elem::BF16)
+      return v;
+    char h[2];
+    store(h, Elem::BF16, 0, v);
+    return load(h, Elem::BF16, 0);
+  };
   const char *pi = data(in, ei), *pf = data(f, ef);
   char *po = data(out, eo);
   int64_t nb = out->sizes[0], oc = out->sizes[1], oh = out->sizes[2],
@@ -156,12 +186,12 @@ void referenceConv(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out
                         q = x * s[1] + j * d[1] - p[1];
                 if (r < 0 || r >= in->sizes[2] || q < 0 || q >= in->sizes[3])
                   continue; // padding
-                acc += load(pi, ei,
-                            n * in->strides[0] + c * in->strides[1] +
-                                r * in->strides[2] + q * in->strides[3]) *
-                       load(pf, ef,
-                            o * f->strides[0] + c * f->strides[1] +
-                                i * f->strides[2] + j * f->strides[3]);
+                acc += operand(pi, ei,
+                               n * in->strides[0] + c * in->strides[1] +
+                                   r * in->strides[2] + q * in->strides[3]) *
+                       operand(pf, ef,
+                               o * f->strides[0] + c * f->strides[1] +
+                                   i * f->strides[2] + j * f->strides[3]);
               }
           store(po, eo, oi, acc);
         }
@@ -179,8 +209,7 @@ dnnl::memory::data_type dnnlType(Elem e) {
                         : dnnl::memory::data_type::bf16;
 }
 
-template <int Rank>
-dnnl::memory::desc describe(const MemRef<Rank> *m, Elem e) {
+template <int Rank> dnnl::memory::desc describe(const MemRef<Rank> *m, Elem e) {
   dnnl::memory::dims dims(m->sizes, m->sizes + Rank);
   dnnl::memory::dims strides(m->strides, m->strides + Rank);
   // A unit dimension's stride does not matter to the data, but oneDNN reads
@@ -248,14 +277,344 @@ dnnl::stream &stream() {
   return s;
 }
 
+/// Memory of one thread for the blocked copies of a convolution's operands,
+/// grown to the largest call's and kept: no allocation (and no page faults
+/// on a fresh mapping) per call, the same few buffers reused by every
+/// convolution of a model, and calls from several threads never share one.
+class ThreadBuffer {
+public:
+  ~ThreadBuffer() { std::free(ptr); }
+  void *get(size_t size) {
+    if (size > capacity) {
+      std::free(ptr);
+      capacity = (size + 4095) / 4096 * 4096;
+      ptr = std::aligned_alloc(4096, capacity);
+      if (!ptr) {
+        std::fprintf(stderr,
+                     "amp-cpu-runtime: out of memory (%zu bytes for "
+                     "a oneDNN convolution)\n",
+                     capacity);
+        std::abort();
+      }
+    }
+    return ptr;
+  }
+
+private:
+  void *ptr = nullptr;
+  size_t capacity = 0;
+};
+
+/// A convolution primitive created with `format_tag::any` for its source,
+/// weights and destination, so that oneDNN picks the layouts of its direct
+/// and brgemm kernels (nChw16c activations, blocked weights with the bf16
+/// pairs adjacent); with the plain NCHW layouts of the caller it runs
+/// im2col + GEMM (`gemm:jit`). The reorders between the caller's strided
+/// buffers and those layouts run on every call, the weights' included: a
+/// weight is a function argument that may change between calls, so a copy
+/// kept from an earlier call could be stale (PyTorch's eager convolutions
+/// reorder their weights on every call too).
+struct ConvEntry {
+  dnnl::primitive conv;
+  dnnl::memory::desc userSrc, userWei, userDst, src, wei, dst;
+  /// Reorders, valid where the layout differs from the caller's.
+  dnnl::reorder srcIn, weiIn, dstIn, dstOut;
+  bool reorderSrc = false, reorderWei = false, reorderDst = false;
+};
+
+dnnl::reorder makeReorder(const dnnl::memory::desc &from,
+                          const dnnl::memory::desc &to) {
+  return dnnl::reorder(
+      dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+}
+
+dnnl::convolution_forward::primitive_desc
+convDesc(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
+         const dnnl::memory::desc &od, const dnnl::memory::dims &strides,
+         const dnnl::memory::dims &dil, const dnnl::memory::dims &padL,
+         const dnnl::memory::dims &padR, float beta) {
+#if DNNL_VERSION_MAJOR >= 3
+  return dnnl::convolution_forward::primitive_desc(
+      engine(), dnnl::prop_kind::forward_inference,
+      dnnl::algorithm::convolution_direct, id, fd, od, strides, dil, padL, padR,
+      sumAttr(beta));
+#else
+  return dnnl::convolution_forward::primitive_desc(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct, id,
+                                      fd, od, strides, dil, padL, padR),
+      sumAttr(beta), engine());
+#endif
+}
+
+/// A 64-bit hash of `size` bytes at `p` (xxHash64's rounds over four
+/// lanes): about memory speed, a few times faster than oneDNN's reorder of
+/// the same weights into a blocked layout.
+uint64_t hashBytes(const char *p, size_t size) {
+  constexpr uint64_t p1 = 0x9E3779B185EBCA87ull, p2 = 0xC2B2AE3D27D4EB4Full;
+  auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
+  auto round = [&](uint64_t acc, uint64_t v) {
+    return rotl(acc + v * p2, 31) * p1;
+  };
+  uint64_t h[4] = {p1 + p2, p2, 0, 0 - p1};
+  size_t i = 0;
+  for (; i + 32 <= size; i += 32)
+    for (int j = 0; j < 4; ++j) {
+      uint64_t v;
+      std::memcpy(&v, p + i + 8 * j, 8);
+      h[j] = round(h[j], v);
+    }
+  uint64_t acc =
+      rotl(h[0], 1) + rotl(h[1], 7) + rotl(h[2], 12) + rotl(h[3], 18) + size;
+  for (; i < size; ++i)
+    acc = rotl(acc ^ (uint64_t(uint8_t(p[i])) * p1), 11) * p2;
+  acc ^= acc >> 33;
+  acc *= p2;
+  acc ^= acc >> 29;
+  return acc;
+}
+
+/// Weights reordered into a convolution's layout, kept between calls: one
+/// copy per convolution primitive and caller's buffer, used again only
+/// while the caller's bytes have the same 64-bit hash. A weight is a
+/// function argument that may change between calls (an optimizer step, a
+/// numpy array written in place, a freed buffer whose address comes back
+/// with other data): the hash of its bytes, computed on every call, is the
+/// key, not the address; a change makes the call reorder again (a hash
+/// collision of two different weights is a 2^-64 event). The copies count
+/// against AMP_ONEDNN_WEIGHT_CACHE_MB (default 512; 0 turns the cache off:
+/// every call reorders); when a new one would exceed it, the cache is
+/// emptied first. They are not JIT buffers: cpu_memory_stats does not count
+/// them.
+class WeightCache {
+public:
+  static WeightCache &get() {
+    static WeightCache c;
+    return c;
+  }
+  size_t budget() const { return limit; }
+
+  /// The reordered copy of `key` if its hash is `hash` (`hit`); else, when
+  /// `key` has a stale copy that no call is using, that copy's buffer taken
+  /// out of the cache to be reordered into again (a weight that changes on
+  /// every call, like the gradient a backward convolution takes as its
+  /// filter, then reuses one buffer instead of faulting in a fresh one);
+  /// else null.
+  std::shared_ptr<void> find(const std::pair<const void *, const void *> &key,
+                             uint64_t hash, bool &hit) {
+    std::lock_guard<std::mutex> lock(mutex);
+    hit = false;
+    auto it = entries.find(key);
+    if (it == entries.end())
+      return nullptr;
+    if (it->second.hash == hash) {
+      hit = true;
+      return it->second.data;
+    }
+    std::shared_ptr<void> stale;
+    if (it->second.data.use_count() == 1) {
+      stale = std::move(it->second.data);
+      bytes -= it->second.size;
+      entries.erase(it);
+    }
+    return stale;
+  }
+
+  void put(const std::pair<const void *, const void *> &key, uint64_t hash,
+           std::shared_ptr<void> data, size_t size) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = entries.find(key);
+    if (it != entries.end()) {
+      bytes -= it->second.size;
+      entries.erase(it);
+    }
+    if (size > limit)
+      return;
+    if (bytes + size > limit) {
+      entries.clear();
+      bytes = 0;
+    }
+    entries[key] = {hash, std::move(data), size};
+    bytes += size;
+  }
+
+private:
+  WeightCache() {
+    const char *v = std::getenv("AMP_ONEDNN_WEIGHT_CACHE_MB");
+    limit = (v && *v ? size_t(std::strtoull(v, nullptr, 10)) : 512) << 20;
+  }
+  struct Copy {
+    uint64_t hash;
+    std::shared_ptr<void> data;
+    size_t size;
+  };
+  std::mutex mutex;
+  std::map<std::pair<const void *, const void *>, Copy> entries;
+  size_t bytes = 0, limit = 0;
+};
+
+std::shared_ptr<void> alignedBuffer(size_t size) {
+  void *p = std::aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+  if (!p) {
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: out of memory (%zu bytes of "
+                 "reordered oneDNN weights)\n",
+                 size);
+    std::abort();
+  }
+  return std::shared_ptr<void>(p, std::free);
+}
+
+/// Whether a convolution with source type `src` takes oneDNN's preferred
+/// layouts (`any`, with reorders) rather than the caller's plain ones.
+/// AMP_ONEDNN_CONV_LAYOUT=blocked|plain forces one for all. By default all
+/// are blocked while the WeightCache is on; without it only bf16 ones
+/// (oneDNN 2.6's bf16 im2col + GEMM is no faster than its f32 one: on
+/// resnet18, 38 ms of brgconv against 92 ms of gemm:jit, one thread; in f32
+/// brgconv saves less than the weights' reorders on every call cost).
+bool blockedConvLayouts(dnnl::memory::data_type src) {
+  static const int forced = [] {
+    const char *v = std::getenv("AMP_ONEDNN_CONV_LAYOUT");
+    if (!v || !*v)
+      return -1;
+    if (std::strcmp(v, "blocked") == 0)
+      return 1;
+    if (std::strcmp(v, "plain") == 0)
+      return 0;
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: warning: AMP_ONEDNN_CONV_LAYOUT "
+                 "must be blocked or plain, got '%s'; ignored\n",
+                 v);
+    return -1;
+  }();
+  if (forced >= 0)
+    return forced == 1;
+  return src == dnnl::memory::data_type::bf16 ||
+         WeightCache::get().budget() != 0;
+}
+
+/// The convolution for the caller's layouts `id`, `fd`, `od`, computing on
+/// `cid` and `cfd` (the same layouts in the element types of the products:
+/// bf16 where an f32 operand is rounded by its reorder): in oneDNN's
+/// preferred layouts with reorders (blockedConvLayouts), or in the caller's
+/// otherwise and where no implementation takes `any`. Throws
+/// dnnl::error where oneDNN has none at all.
+std::shared_ptr<ConvEntry>
+createConv(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
+           const dnnl::memory::desc &od, const dnnl::memory::desc &cid,
+           const dnnl::memory::desc &cfd, const dnnl::memory::dims &strides,
+           const dnnl::memory::dims &dil, const dnnl::memory::dims &padL,
+           const dnnl::memory::dims &padR, float beta) {
+  auto entry = std::make_shared<ConvEntry>();
+  entry->userSrc = id;
+  entry->userWei = fd;
+  entry->userDst = od;
+  std::optional<dnnl::convolution_forward::primitive_desc> pd;
+  if (blockedConvLayouts(cid.data_type())) {
+    auto any = [](const dnnl::memory::desc &d) {
+      return dnnl::memory::desc(d.dims(), d.data_type(),
+                                dnnl::memory::format_tag::any);
+    };
+    try {
+      pd =
+          convDesc(any(cid), any(cfd), any(od), strides, dil, padL, padR, beta);
+    } catch (const dnnl::error &) {
+    }
+  }
+  if (!pd)
+    pd = convDesc(cid, cfd, od, strides, dil, padL, padR, beta);
+  entry->conv = dnnl::convolution_forward(*pd);
+  entry->src = pd->src_desc();
+  entry->wei = pd->weights_desc();
+  entry->dst = pd->dst_desc();
+  if ((entry->reorderSrc = entry->src != id))
+    entry->srcIn = makeReorder(id, entry->src);
+  if ((entry->reorderWei = entry->wei != fd))
+    entry->weiIn = makeReorder(fd, entry->wei);
+  if ((entry->reorderDst = entry->dst != od)) {
+    entry->dstOut = makeReorder(entry->dst, od);
+    if (beta != 0.0f)
+      entry->dstIn = makeReorder(od, entry->dst);
+  }
+  return entry;
+}
+
+/// The cached convolution for `key`, created on first use; null where
+/// oneDNN has no implementation (remembered too).
+template <typename Create>
+std::shared_ptr<ConvEntry> lookupConv(const std::vector<int64_t> &key,
+                                      Create create) {
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, std::shared_ptr<ConvEntry>> entries;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = entries.find(key);
+  if (it == entries.end()) {
+    std::shared_ptr<ConvEntry> entry;
+    try {
+      entry = create();
+    } catch (const dnnl::error &) {
+    }
+    it = entries.emplace(key, entry).first;
+  }
+  return it->second;
+}
+
+/// Runs `e` on the caller's buffers, through this thread's blocked copies
+/// where a layout differs (the weights' through the WeightCache).
+void runConv(const ConvEntry &e, void *in, void *filter, void *out,
+             float beta) {
+  thread_local ThreadBuffer srcBuf, weiBuf, dstBuf;
+  dnnl::memory userSrc(e.userSrc, engine(), in),
+      userWei(e.userWei, engine(), filter), userDst(e.userDst, engine(), out);
+  dnnl::memory src = userSrc, wei = userWei, dst = userDst;
+  std::shared_ptr<void> cachedWei;
+  if (e.reorderSrc) {
+    src = dnnl::memory(e.src, engine(), srcBuf.get(e.src.get_size()));
+    e.srcIn.execute(stream(), userSrc, src);
+  }
+  if (e.reorderWei) {
+    WeightCache &cache = WeightCache::get();
+    size_t span = e.userWei.get_size(), size = e.wei.get_size();
+    if (cache.budget() != 0) {
+      auto key = std::make_pair(static_cast<const void *>(&e),
+                                static_cast<const void *>(filter));
+      uint64_t hash = hashBytes(static_cast<const char *>(filter), span);
+      bool hit;
+      cachedWei = cache.find(key, hash, hit);
+      if (!hit) {
+        if (!cachedWei)
+          cachedWei = alignedBuffer(size);
+        wei = dnnl::memory(e.wei, engine(), cachedWei.get());
+        e.weiIn.execute(stream(), userWei, wei);
+        stream().wait();
+        cache.put(key, hash, cachedWei, size);
+      }
+      wei = dnnl::memory(e.wei, engine(), cachedWei.get());
+    } else {
+      wei = dnnl::memory(e.wei, engine(), weiBuf.get(size));
+      e.weiIn.execute(stream(), userWei, wei);
+    }
+  }
+  if (e.reorderDst) {
+    dst = dnnl::memory(e.dst, engine(), dstBuf.get(e.dst.get_size()));
+    if (beta != 0.0f)
+      e.dstIn.execute(stream(), userDst, dst);
+  }
+  e.conv.execute(
+      stream(),
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+  if (e.reorderDst)
+    e.dstOut.execute(stream(), dst, userDst);
+  stream().wait();
+}
+
 #endif // AMP_HAVE_ONEDNN
 
 void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
             float beta, Elem ea, Elem eb, Elem ec) {
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2],
           k = a->sizes[2];
-  bool shapesMatch = a->sizes[1] == m && b->sizes[1] == k &&
-                     b->sizes[2] == n &&
+  bool shapesMatch = a->sizes[1] == m && b->sizes[1] == k && b->sizes[2] == n &&
                      (a->sizes[0] == batch || a->sizes[0] == 1) &&
                      (b->sizes[0] == batch || b->sizes[0] == 1);
   if (!shapesMatch) {
@@ -305,9 +664,9 @@ void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
     dnnl::memory am(describe(a, ea), engine(), data(a, ea)),
         bm(describe(b, eb), engine(), data(b, eb)),
         cm(describe(c, ec), engine(), data(c, ec));
-    prim.execute(stream(), {{DNNL_ARG_SRC, am},
-                            {DNNL_ARG_WEIGHTS, bm},
-                            {DNNL_ARG_DST, cm}});
+    prim.execute(
+        stream(),
+        {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
     stream().wait();
     return;
   }
@@ -319,7 +678,8 @@ void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
 
 void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
             int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
-            int64_t pl, float beta, Elem ei, Elem ef, Elem eo) {
+            int64_t pl, float beta, Elem ei, Elem ef, Elem eo,
+            bool bf16Products) {
   const int64_t s[2] = {sh, sw}, d[2] = {dh, dw}, p[2] = {pt, pl};
   bool shapesMatch = in->sizes[0] == out->sizes[0] &&
                      f->sizes[0] == out->sizes[1] &&
@@ -333,13 +693,12 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
     if (out->sizes[i] == 0)
       return;
 #ifdef AMP_HAVE_ONEDNN
-  std::vector<int64_t> key = {1,  int64_t(ei), int64_t(ef), int64_t(eo),
-                              sh, sw,          dh,          dw,
-                              pt, pl,          beta != 0.0f};
+  std::vector<int64_t> key = {1,  int64_t(ei), int64_t(ef),  int64_t(eo),
+                              sh, sw,          dh,           dw,
+                              pt, pl,          beta != 0.0f, bf16Products};
   appendKey(key, in);
   appendKey(key, f);
   appendKey(key, out);
-  dnnl::primitive prim;
   // oneDNN wants in + pad_l + pad_r = (out - 1) * stride + (k - 1) *
   // dilation + 1: the bottom and right padding follow from the shapes (a
   // negative one drops the edges the window does not reach).
@@ -349,41 +708,104 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
                                  1 - in->sizes[2] - pt,
                              (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw +
                                  1 - in->sizes[3] - pl};
+  std::shared_ptr<ConvEntry> entry = lookupConv(key, [&] {
+    Elem ci = bf16Products ? Elem::BF16 : ei,
+         cf = bf16Products ? Elem::BF16 : ef;
+    return createConv(describe(in, ei), describe(f, ef), describe(out, eo),
+                      describe(in, ci), describe(f, cf), strides, dil, padL,
+                      padR, beta);
+  });
+  if (entry) {
+    runConv(*entry, data(in, ei), data(f, ef), data(out, eo), beta);
+    return;
+  }
+#endif
+  warnFallback(std::string(bf16Products ? "ampOnednnConv2dBf16 "
+                                        : "ampOnednnConv2dNchwFchw ") +
+               name(ei) + " x " + name(ef) + " -> " + name(eo));
+  referenceConv(in, f, out, s, d, p, beta, ei, ef, eo, bf16Products);
+}
+
+/// linalg.pooling_nchw_max of `in` padded with pt rows and pl columns of
+/// -inf (the bottom and right padding follow from the shapes), written to
+/// `out`: oneDNN's max pooling, which ignores padding; a reference loop
+/// where it has no implementation.
+void poolMax(const MemRef<4> *in, const MemRef<4> *out, int64_t kh, int64_t kw,
+             int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
+             int64_t pl, Elem e) {
+  if (in->sizes[0] != out->sizes[0] || in->sizes[1] != out->sizes[1] ||
+      pt < 0 || pl < 0 || kh < 1 || kw < 1) {
+    std::fprintf(stderr, "amp-cpu-runtime: ampOnednnPoolNchwMax: shapes do "
+                         "not match\n");
+    std::abort();
+  }
+  for (int i = 0; i < 4; ++i)
+    if (out->sizes[i] == 0)
+      return;
+#ifdef AMP_HAVE_ONEDNN
+  std::vector<int64_t> key = {2, int64_t(e), kh, kw, sh, sw, dh, dw, pt, pl};
+  appendKey(key, in);
+  appendKey(key, out);
+  dnnl::memory::dims strides = {sh, sw}, kernel = {kh, kw},
+                     dil = {dh - 1, dw - 1}, padL = {pt, pl},
+                     padR = {(out->sizes[2] - 1) * sh + (kh - 1) * dh + 1 -
+                                 in->sizes[2] - pt,
+                             (out->sizes[3] - 1) * sw + (kw - 1) * dw + 1 -
+                                 in->sizes[3] - pl};
+  dnnl::primitive prim;
   bool ok = lookup(
       key,
       [&] {
-        dnnl::memory::desc id = describe(in, ei), fd = describe(f, ef),
-                           od = describe(out, eo);
+        dnnl::memory::desc id = describe(in, e), od = describe(out, e);
 #if DNNL_VERSION_MAJOR >= 3
-        dnnl::convolution_forward::primitive_desc pd(
+        dnnl::pooling_forward::primitive_desc pd(
             engine(), dnnl::prop_kind::forward_inference,
-            dnnl::algorithm::convolution_direct, id, fd, od, strides, dil,
-            padL, padR, sumAttr(beta));
+            dnnl::algorithm::pooling_max, id, od, strides, kernel, dil, padL,
+            padR);
+        return dnnl::primitive(dnnl::pooling_forward(pd));
 #else
-        dnnl::convolution_forward::primitive_desc pd(
-            dnnl::convolution_forward::desc(
-                dnnl::prop_kind::forward_inference,
-                dnnl::algorithm::convolution_direct, id, fd, od, strides, dil,
-                padL, padR),
-            sumAttr(beta), engine());
+        dnnl::pooling_v2_forward::primitive_desc pd(
+            dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference,
+                                           dnnl::algorithm::pooling_max, id, od,
+                                           strides, kernel, dil, padL, padR),
+            engine());
+        return dnnl::primitive(dnnl::pooling_v2_forward(pd));
 #endif
-        return dnnl::primitive(dnnl::convolution_forward(pd));
       },
       prim);
   if (ok) {
-    dnnl::memory im(describe(in, ei), engine(), data(in, ei)),
-        fm(describe(f, ef), engine(), data(f, ef)),
-        om(describe(out, eo), engine(), data(out, eo));
-    prim.execute(stream(), {{DNNL_ARG_SRC, im},
-                            {DNNL_ARG_WEIGHTS, fm},
-                            {DNNL_ARG_DST, om}});
+    dnnl::memory im(describe(in, e), engine(), data(in, e)),
+        om(describe(out, e), engine(), data(out, e));
+    prim.execute(stream(), {{DNNL_ARG_SRC, im}, {DNNL_ARG_DST, om}});
     stream().wait();
     return;
   }
 #endif
-  warnFallback(std::string("ampOnednnConv2dNchwFchw ") + name(ei) + " x " +
-               name(ef) + " -> " + name(eo));
-  referenceConv(in, f, out, s, d, p, beta, ei, ef, eo);
+  warnFallback(std::string("ampOnednnPoolNchwMax ") + name(e));
+  const char *pi = data(in, e);
+  char *po = data(out, e);
+  for (int64_t n = 0; n < out->sizes[0]; ++n)
+    for (int64_t c = 0; c < out->sizes[1]; ++c)
+      for (int64_t y = 0; y < out->sizes[2]; ++y)
+        for (int64_t x = 0; x < out->sizes[3]; ++x) {
+          float m = -std::numeric_limits<float>::infinity();
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j) {
+              int64_t r = y * sh + i * dh - pt, q = x * sw + j * dw - pl;
+              if (r < 0 || r >= in->sizes[2] || q < 0 || q >= in->sizes[3])
+                continue; // -inf padding
+              float v = load(pi, e,
+                             n * in->strides[0] + c * in->strides[1] +
+                                 r * in->strides[2] + q * in->strides[3]);
+              m = std::isnan(v) || v > m ? v : m;
+              if (std::isnan(m))
+                break;
+            }
+          store(po, e,
+                n * out->strides[0] + c * out->strides[1] +
+                    y * out->strides[2] + x * out->strides[3],
+                m);
+        }
 }
 
 } // namespace
@@ -412,9 +834,38 @@ AMP_MATMUL(bf16, bf16, bf16, BF16, BF16, BF16)
       int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,              \
       float beta) {                                                            \
     conv2d(in, filter, out, sh, sw, dh, dw, pt, pl, beta, Elem::EA, Elem::EB,  \
-           Elem::EC);                                                          \
+           Elem::EC, /*bf16Products=*/false);                                  \
   }
 AMP_CONV(f32, f32, f32, F32, F32, F32)
 AMP_CONV(bf16, bf16, f32, BF16, BF16, F32)
 AMP_CONV(bf16, bf16, bf16, BF16, BF16, BF16)
 #undef AMP_CONV
+
+// _mlir_ciface_ampOnednnConv2dBf16_<I>_<F>_<O>: the convolution of bf16 x
+// bf16 products with fp32 accumulation whose f32 input and/or filter
+// buffers are rounded to bf16 (round to nearest even) by the reorders into
+// oneDNN's layouts: autocast's casts folded into the call.
+#define AMP_CONV_BF16(A, B, C, EA, EB, EC)                                     \
+  extern "C" void _mlir_ciface_ampOnednnConv2dBf16_##A##_##B##_##C(            \
+      MemRef<4> *in, MemRef<4> *filter, MemRef<4> *out, int64_t sh,            \
+      int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,              \
+      float beta) {                                                            \
+    conv2d(in, filter, out, sh, sw, dh, dw, pt, pl, beta, Elem::EA, Elem::EB,  \
+           Elem::EC, /*bf16Products=*/true);                                   \
+  }
+AMP_CONV_BF16(f32, f32, f32, F32, F32, F32)
+AMP_CONV_BF16(f32, bf16, f32, F32, BF16, F32)
+AMP_CONV_BF16(bf16, f32, f32, BF16, F32, F32)
+#undef AMP_CONV_BF16
+
+// _mlir_ciface_ampOnednnPoolNchwMax_<T>(I, O, kh, kw, sh, sw, dh, dw, pt,
+// pl): linalg.pooling_nchw_max with a kh x kw window on I padded with -inf.
+#define AMP_POOL(T, E)                                                         \
+  extern "C" void _mlir_ciface_ampOnednnPoolNchwMax_##T(                       \
+      MemRef<4> *in, MemRef<4> *out, int64_t kh, int64_t kw, int64_t sh,       \
+      int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl) {            \
+    poolMax(in, out, kh, kw, sh, sw, dh, dw, pt, pl, Elem::E);                 \
+  }
+AMP_POOL(f32, F32)
+AMP_POOL(bf16, BF16)
+#undef AMP_POOL

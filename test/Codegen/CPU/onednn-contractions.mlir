@@ -125,3 +125,110 @@ func.func @pad_read_elsewhere(%i: memref<1x3x10x10xf32>, %f: memref<5x3x3x3xf32>
   memref.copy %p, %q : memref<1x3x12x12xf32> to memref<1x3x12x12xf32>
   return
 }
+
+// -----
+
+// autocast's f32 -> bf16 casts of a bf16 convolution's filter and (padded)
+// input are folded into the call: the runtime rounds them as it reorders
+// them into oneDNN's layouts (ampOnednnConv2dBf16_<I>_<F>_<O>, the element
+// types of the buffers passed); the casts, their buffers, the pad's fill and
+// copy are gone.
+// CHECK-LABEL: func @conv_casts_folded
+// CHECK-SAME: (%[[I:.*]]: memref<1x3x9x9xf32>, %[[F:.*]]: memref<4x3x3x3xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.copy
+// CHECK: memref.extract_strided_metadata %[[I]]
+// CHECK: memref.extract_strided_metadata %[[F]]
+// CHECK: call @ampOnednnConv2dBf16_f32_f32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}, %{{.*}}) : (memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, index, index, index, index, index, index, f32) -> ()
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+// CHECK: func.func private @ampOnednnConv2dBf16_f32_f32_f32({{.*}}) attributes {llvm.emit_c_interface}
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_casts_folded(%i: memref<1x3x9x9xf32>, %f: memref<4x3x3x3xf32>) -> memref<1x4x9x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %zb = arith.constant 0.0 : bf16
+  %ib = memref.alloc() : memref<1x3x9x9xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%i : memref<1x3x9x9xf32>) outs(%ib : memref<1x3x9x9xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %p = memref.alloc() : memref<1x3x11x11xbf16>
+  linalg.fill ins(%zb : bf16) outs(%p : memref<1x3x11x11xbf16>)
+  %w = memref.subview %p[0, 0, 1, 1] [1, 3, 9, 9] [1, 1, 1, 1] : memref<1x3x11x11xbf16> to memref<1x3x9x9xbf16, strided<[363, 121, 11, 1], offset: 12>>
+  memref.copy %ib, %w : memref<1x3x9x9xbf16> to memref<1x3x9x9xbf16, strided<[363, 121, 11, 1], offset: 12>>
+  %fb = memref.alloc() : memref<4x3x3x3xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%f : memref<4x3x3x3xf32>) outs(%fb : memref<4x3x3x3xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %o = memref.alloc() : memref<1x4x9x9xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<1x4x9x9xf32>)
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %fb : memref<1x3x11x11xbf16>, memref<4x3x3x3xbf16>) outs(%o : memref<1x4x9x9xf32>)
+  memref.dealloc %ib : memref<1x3x9x9xbf16>
+  memref.dealloc %p : memref<1x3x11x11xbf16>
+  memref.dealloc %fb : memref<4x3x3x3xbf16>
+  return %o : memref<1x4x9x9xf32>
+}
+
+// -----
+
+// A cast whose f32 source is written between the cast and the convolution
+// (or whose bf16 buffer has another reader) stays: the call takes the bf16
+// buffer.
+// CHECK-LABEL: func @conv_cast_kept
+// CHECK: linalg.generic
+// CHECK: call @ampOnednnConv2dNchwFchw_bf16_bf16_f32
+#id2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_cast_kept(%i: memref<1x3x9x9xbf16>, %f: memref<4x3x3x3xf32>, %o: memref<1x4x7x7xf32>) {
+  %one = arith.constant 1.0 : f32
+  %fb = memref.alloc() : memref<4x3x3x3xbf16>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%f : memref<4x3x3x3xf32>) outs(%fb : memref<4x3x3x3xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  linalg.fill ins(%one : f32) outs(%f : memref<4x3x3x3xf32>)
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%i, %fb : memref<1x3x9x9xbf16>, memref<4x3x3x3xbf16>) outs(%o : memref<1x4x7x7xf32>)
+  memref.dealloc %fb : memref<4x3x3x3xbf16>
+  return
+}
+
+// -----
+
+// A max pooling whose output starts as -inf: one call, its -inf padding
+// folded in (top / left passed), the fill, the pad's fill and copy and the
+// window buffer erased.
+// CHECK-LABEL: func @max_pool
+// CHECK-NOT: linalg.map
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.fill
+// CHECK: call @ampOnednnPoolNchwMax_f32(%{{.*}}, %{{.*}}, %c3, %c3_{{[0-9]+}}, %c2, %c2_{{[0-9]+}}, %c1, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}, %c1_{{[0-9]+}}) : (memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, index, index, index, index, index, index, index, index) -> ()
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+// CHECK: func.func private @ampOnednnPoolNchwMax_f32({{.*}}) attributes {llvm.emit_c_interface}
+func.func @max_pool(%x: memref<1x4x8x8xf32>) -> memref<1x4x4x4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = memref.alloc() : memref<1x4x10x10xf32>
+  linalg.map outs(%p : memref<1x4x10x10xf32>)
+    (%init: f32) {
+      linalg.yield %ninf : f32
+    }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1] : memref<1x4x10x10xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  memref.copy %x, %v : memref<1x4x8x8xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  %o = memref.alloc() : memref<1x4x4x4xf32>
+  linalg.fill ins(%ninf : f32) outs(%o : memref<1x4x4x4xf32>)
+  %w = memref.alloc() : memref<3x3xf32>
+  linalg.pooling_nchw_max {amp_cpu.onednn, dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%p, %w : memref<1x4x10x10xf32>, memref<3x3xf32>) outs(%o : memref<1x4x4x4xf32>)
+  memref.dealloc %p : memref<1x4x10x10xf32>
+  memref.dealloc %w : memref<3x3xf32>
+  return %o : memref<1x4x4x4xf32>
+}

@@ -67,3 +67,23 @@ func.func @bf16_conv(%i: tensor<1x3x11x11xbf16>, %f: tensor<5x3x3x3xbf16>, %o: t
        ins(%i, %f : tensor<1x3x11x11xbf16>, tensor<5x3x3x3xbf16>) outs(%o : tensor<1x5x5x5xf32>) -> tensor<1x5x5x5xf32>
   return %0 : tensor<1x5x5x5xf32>
 }
+
+// -----
+
+// A max pooling whose output starts as -inf goes to oneDNN (f32 on any
+// CPU); one that accumulates into another maximum stays, with a remark.
+// CHECK-LABEL: func @max_pool
+// CHECK: linalg.pooling_nchw_max {amp_cpu.onednn
+// CHECK: linalg.pooling_nchw_max {dilations
+func.func @max_pool(%x: tensor<1x4x9x9xf32>, %o: tensor<1x4x4x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %w = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<1x4x4x4xf32>
+  %c = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %0 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%x, %w : tensor<1x4x9x9xf32>, tensor<3x3xf32>) outs(%c : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  // expected-remark @+1 {{'linalg.pooling_nchw_max' stays on code generation: a max pooling whose output does not start as -inf}}
+  %1 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+       ins(%x, %w : tensor<1x4x9x9xf32>, tensor<3x3xf32>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %0, %1 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}

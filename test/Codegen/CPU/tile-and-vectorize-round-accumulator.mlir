@@ -13,9 +13,13 @@
 // DOT: %[[ACC:.*]] = tensor.empty() : tensor<128x2x64xf32>
 // DOT: linalg.fill ins(%{{.*}} : f32) outs(%[[ACC]] : tensor<128x2x64xf32>)
 // DOT: x86vector.avx512.dot
-// DOT: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<128x2x64xf32>) outs(%{{.*}} : tensor<128x2x64xbf16>)
+// The rounded tile is written into its place of the shared output (the
+// slice is the generic's destination: in place after bufferization, no
+// tile-sized temporary copied into a strided subview).
+// DOT: %[[PLACE:.*]] = tensor.extract_slice %[[S]][%[[I:.*]], %[[J:.*]], 0] [128, 2, 64] [1, 1, 1] : tensor<256x16x64xbf16> to tensor<128x2x64xbf16>
+// DOT: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<128x2x64xf32>) outs(%[[PLACE]] : tensor<128x2x64xbf16>)
 // DOT: arith.truncf %{{.*}} : f32 to bf16
-// DOT: tensor.parallel_insert_slice %[[R]] into %[[S]]{{.*}} : tensor<128x2x64xbf16> into tensor<256x16x64xbf16>
+// DOT: tensor.parallel_insert_slice %[[R]] into %[[S]][%[[I]], %[[J]], 0] [128, 2, 64] [1, 1, 1] : tensor<128x2x64xbf16> into tensor<256x16x64xbf16>
 // DOT: tensor.collapse_shape %{{.*}} : tensor<256x16x64xbf16> into tensor<256x1024xbf16>
 // DOT: linalg.generic
 // DOT-NEXT: ^bb0(%{{.*}}: bf16, %{{.*}}: bf16, %{{.*}}: bf16):

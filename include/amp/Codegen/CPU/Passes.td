@@ -157,8 +157,11 @@ def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
       operand is a view with permuted strides, a missing batch loop a batch
       of 1 that oneDNN broadcasts), built with
       `memref.extract_strided_metadata` and `memref.reinterpret_cast`;
-    - a `linalg.conv_2d_nchw_fchw` to `ampOnednnConv2dNchwFchw_f32_f32_f32`
-      with its strides and dilations.
+    - a `linalg.conv_2d_nchw_fchw` to `ampOnednnConv2dNchwFchw_<I>_<F>_<O>`
+      with its strides and dilations; a bf16 convolution whose input or
+      filter is a cast of an f32 buffer (autocast) to
+      `ampOnednnConv2dBf16_<I>_<F>_<O>` on the f32 buffer, which the runtime
+      rounds as it reorders it into oneDNN's layout (the cast is erased).
     The call computes C = A * B + beta * C, beta 1, or 0 when a zero fill of
     C right before the op (bufferization's zeroed accumulator, in a buffer
     of the function that the inputs are no views of, with a non-empty
@@ -325,6 +328,21 @@ def AmpCpuCollapseElementwise : Pass<"amp-cpu-collapse-elementwise", "func::Func
     (`512x512x3x3`) ran as scalar loops of 3, 8 ms instead of 0.6 ms.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def AmpCpuStridedCopies : Pass<"amp-cpu-strided-copies", "func::FuncOp"> {
+  let summary = "memref.copy between non-contiguous buffers as linalg.copy (on buffers)";
+  let description = [{
+    A `memref.copy` whose source or target is not contiguous (a strided
+    subview: attention's head splits, the interior of a padded convolution
+    input, a tile copied into its place) becomes a `linalg.copy`, which
+    `convert-linalg-to-loops` makes a loop nest that LLVM vectorizes.
+    `finalize-memref-to-llvm` lowers such a copy to a call of the runtime's
+    generic `memrefCopy`, one `memcpy` per element with the index
+    arithmetic of every dimension in between. Copies between contiguous
+    buffers stay `memref.copy` (one `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 #endif // AMP_CODEGEN_CPU_PASSES_TD
