@@ -286,6 +286,78 @@ std::optional<FoldedCast> foldedCast(Value buffer, Operation *conv,
   return folded;
 }
 
+/// A bf16 convolution's f32 output that is only ever read rounded to bf16
+/// (autocast's consumer starts with `arith.truncf` of it): the convolution
+/// can write bf16 (oneDNN rounds its f32 accumulators, nearest even: the
+/// same numbers) and the reader take the bf16 buffer, half the bytes.
+struct RoundedOutput {
+  memref::AllocOp alloc;
+  linalg::GenericOp reader;
+  unsigned operand; // of `reader`
+  SmallVector<arith::TruncFOp> truncs;
+};
+
+/// The rounded output of `conv` when its output is an allocation in its
+/// block that `fill` zero-fills (folded into the call), one elementwise
+/// linalg.generic after `conv` reads as an input whose block argument only
+/// feeds `arith.truncf` to bf16 (default rounding), and deallocations use.
+std::optional<RoundedOutput> roundedOutput(linalg::LinalgOp conv,
+                                           linalg::FillOp fill) {
+  Value out = conv.getDpsInitOperand(0)->get();
+  auto alloc = out.getDefiningOp<memref::AllocOp>();
+  if (!fill || !alloc || alloc->getBlock() != conv->getBlock() ||
+      !alloc.getType().getElementType().isF32())
+    return std::nullopt;
+  RoundedOutput r;
+  r.alloc = alloc;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == conv || user == fill || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (r.reader || !generic || !generic.hasPureBufferSemantics() ||
+        generic->getBlock() != conv->getBlock() ||
+        !conv->isBeforeInBlock(generic) ||
+        use.getOperandNumber() >= generic.getNumDpsInputs())
+      return std::nullopt;
+    r.reader = generic;
+    r.operand = use.getOperandNumber();
+  }
+  if (!r.reader)
+    return std::nullopt;
+  BlockArgument arg = r.reader.getRegion().front().getArgument(r.operand);
+  for (Operation *user : arg.getUsers()) {
+    auto trunc = dyn_cast<arith::TruncFOp>(user);
+    if (!trunc || trunc.getRoundingmodeAttr() || !trunc.getType().isBF16())
+      return std::nullopt;
+    r.truncs.push_back(trunc);
+  }
+  if (r.truncs.empty())
+    return std::nullopt;
+  return r;
+}
+
+/// A bf16 buffer for `r` in place of its f32 one, which its reader and
+/// deallocations now use (the convolution and the fill still use the f32
+/// one: they are erased by the caller, then the f32 allocation too).
+Value roundOutput(IRRewriter &rewriter, RoundedOutput &r) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(r.alloc);
+  MemRefType type = r.alloc.getType();
+  auto bf16Type = MemRefType::get(type.getShape(), rewriter.getBF16Type(),
+                                  type.getLayout(), type.getMemorySpace());
+  auto alloc = memref::AllocOp::create(rewriter, r.alloc.getLoc(), bf16Type,
+                                       r.alloc.getAlignmentAttr());
+  for (OpOperand &use : llvm::make_early_inc_range(r.alloc->getUses()))
+    if (use.getOwner() == r.reader || isa<memref::DeallocOp>(use.getOwner()))
+      rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(alloc); });
+  BlockArgument arg = r.reader.getRegion().front().getArgument(r.operand);
+  arg.setType(rewriter.getBF16Type());
+  for (arith::TruncFOp trunc : r.truncs)
+    rewriter.replaceOp(trunc, arg);
+  return alloc;
+}
+
 /// The runtime function `name` taking `operands`' types (declared once,
 /// private, with a C interface wrapper).
 func::FuncOp getOrDeclare(ModuleOp module, SymbolTable &symbols, StringRef name,
@@ -397,6 +469,7 @@ struct AmpCpuOnednnContractionsPass
       SmallVector<Value> args;
       std::optional<FoldedPad> pad;
       std::optional<FoldedCast> casts[2];
+      std::optional<RoundedOutput> rounded;
       if (call->kind == OnednnCall::Kind::Matmul) {
         args.push_back(canonicalView(rewriter, loc,
                                      op.getDpsInputOperand(0)->get(), maps[0],
@@ -418,8 +491,14 @@ struct AmpCpuOnednnContractionsPass
                                     : ArrayRef<Operation *>());
           casts[1] = foldedCast(op.getDpsInputOperand(1)->get(), op, {});
         }
+        if (call->a.isBF16())
+          rounded = roundedOutput(op, fill);
+        Value roundedBuffer =
+            rounded ? roundOutput(rewriter, *rounded) : Value();
         for (OpOperand &operand : op->getOpOperands()) {
           Value buffer = operand.get();
+          if (rounded && operand.getOperandNumber() == 2)
+            buffer = roundedBuffer;
           if (pad && operand.getOperandNumber() == 0)
             buffer = pad->source;
           if (operand.getOperandNumber() < 2 &&
@@ -445,14 +524,16 @@ struct AmpCpuOnednnContractionsPass
       for (Value v : args)
         types.push_back(v.getType());
       std::string name = call->functionName();
-      if (casts[0] || casts[1]) {
+      if (casts[0] || casts[1] || rounded) {
         auto element = [](Value v) {
           return cast<MemRefType>(v.getType()).getElementType().isF32()
                      ? "f32"
                      : "bf16";
         };
-        name = std::string("ampOnednnConv2dBf16_") + element(args[0]) + "_" +
-               element(args[1]) + "_" + element(args[2]);
+        name = std::string(casts[0] || casts[1] ? "ampOnednnConv2dBf16_"
+                                                : "ampOnednnConv2dNchwFchw_") +
+               element(args[0]) + "_" + element(args[1]) + "_" +
+               element(args[2]);
       }
       func::FuncOp callee = getOrDeclare(module, symbols, name, types);
       func::CallOp::create(rewriter, loc, callee, args);
@@ -466,6 +547,8 @@ struct AmpCpuOnednnContractionsPass
         if (folded)
           for (Operation *dead : folded->erased)
             rewriter.eraseOp(dead);
+      if (rounded)
+        rewriter.eraseOp(rounded->alloc);
     }
   }
 };

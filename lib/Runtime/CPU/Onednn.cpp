@@ -856,6 +856,9 @@ AMP_CONV(bf16, bf16, bf16, BF16, BF16, BF16)
 AMP_CONV_BF16(f32, f32, f32, F32, F32, F32)
 AMP_CONV_BF16(f32, bf16, f32, F32, BF16, F32)
 AMP_CONV_BF16(bf16, f32, f32, BF16, F32, F32)
+AMP_CONV_BF16(f32, f32, bf16, F32, F32, BF16)
+AMP_CONV_BF16(f32, bf16, bf16, F32, BF16, BF16)
+AMP_CONV_BF16(bf16, f32, bf16, BF16, F32, BF16)
 #undef AMP_CONV_BF16
 
 // _mlir_ciface_ampOnednnPoolNchwMax_<T>(I, O, kh, kw, sh, sw, dh, dw, pt,

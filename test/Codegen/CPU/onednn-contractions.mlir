@@ -232,3 +232,57 @@ func.func @max_pool(%x: memref<1x4x8x8xf32>) -> memref<1x4x4x4xf32> {
   memref.dealloc %w : memref<3x3xf32>
   return %o : memref<1x4x4x4xf32>
 }
+
+// -----
+
+// A bf16 convolution's zero-filled f32 output that its one reader only
+// rounds to bf16 (autocast's consumer): the call writes a bf16 buffer
+// (oneDNN rounds the f32 accumulators), the reader takes it and its truncf
+// goes.
+// CHECK-LABEL: func @conv_output_rounded
+// CHECK: %[[O:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x4x7x7xbf16>
+// CHECK: call @ampOnednnConv2dNchwFchw_bf16_bf16_bf16(
+// CHECK: linalg.generic {{.*}} ins(%[[O]] : memref<1x4x7x7xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT: arith.extf %[[IN]] : bf16 to f32
+// CHECK: memref.dealloc %[[O]] : memref<1x4x7x7xbf16>
+#id3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_output_rounded(%i: memref<1x3x9x9xbf16>, %f: memref<4x3x3x3xbf16>) -> memref<1x4x7x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %o = memref.alloc() {alignment = 64 : i64} : memref<1x4x7x7xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<1x4x7x7xf32>)
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%i, %f : memref<1x3x9x9xbf16>, memref<4x3x3x3xbf16>) outs(%o : memref<1x4x7x7xf32>)
+  %r = memref.alloc() : memref<1x4x7x7xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%o : memref<1x4x7x7xf32>) outs(%r : memref<1x4x7x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = arith.truncf %in : f32 to bf16
+    %e = arith.extf %t : bf16 to f32
+    linalg.yield %e : f32
+  }
+  memref.dealloc %o : memref<1x4x7x7xf32>
+  return %r : memref<1x4x7x7xf32>
+}
+
+// -----
+
+// The f32 output is also returned (read in f32): it stays f32.
+// CHECK-LABEL: func @conv_output_kept
+// CHECK: call @ampOnednnConv2dNchwFchw_bf16_bf16_f32(
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_output_kept(%i: memref<1x3x9x9xbf16>, %f: memref<4x3x3x3xbf16>) -> (memref<1x4x7x7xf32>, memref<1x4x7x7xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %o = memref.alloc() : memref<1x4x7x7xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<1x4x7x7xf32>)
+  linalg.conv_2d_nchw_fchw {amp_cpu.onednn, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%i, %f : memref<1x3x9x9xbf16>, memref<4x3x3x3xbf16>) outs(%o : memref<1x4x7x7xf32>)
+  %r = memref.alloc() : memref<1x4x7x7xbf16>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%o : memref<1x4x7x7xf32>) outs(%r : memref<1x4x7x7xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return %o, %r : memref<1x4x7x7xf32>, memref<1x4x7x7xbf16>
+}

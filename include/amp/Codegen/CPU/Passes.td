@@ -161,7 +161,10 @@ def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
       with its strides and dilations; a bf16 convolution whose input or
       filter is a cast of an f32 buffer (autocast) to
       `ampOnednnConv2dBf16_<I>_<F>_<O>` on the f32 buffer, which the runtime
-      rounds as it reorders it into oneDNN's layout (the cast is erased).
+      rounds as it reorders it into oneDNN's layout (the cast is erased);
+      a bf16 convolution's zero-filled f32 output that one elementwise
+      generic reads only through `arith.truncf` to bf16 becomes a bf16
+      buffer that oneDNN writes (the truncf is erased).
     The call computes C = A * B + beta * C, beta 1, or 0 when a zero fill of
     C right before the op (bufferization's zeroed accumulator, in a buffer
     of the function that the inputs are no views of, with a non-empty
