@@ -109,6 +109,9 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // a weight broadcast across the batch (torch-mlir's x @ W for a 3-D x)
   // becomes one matmul first: no copy of W per batch entry.
   pm.addNestedPass<func::FuncOp>(createAmpFoldBatchBroadcast());
+  // Transposes feeding contractions (a Linear's W^T, the backward's dY^T)
+  // become transposed indexing maps: no transposed copy.
+  pm.addNestedPass<func::FuncOp>(createAmpFoldTransposeIntoContraction());
   if (gemm == "onednn") {
     AmpCpuSelectOnednnOptions selectOptions;
     selectOptions.cpuFeatures = options.cpuFeatures;

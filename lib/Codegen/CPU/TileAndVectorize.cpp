@@ -150,6 +150,8 @@ linalg::MatmulOp extendOperandsToAccumulatorType(RewriterBase &rewriter,
                                      discardable)
           : linalg::MatmulOp::create(rewriter, loc, op->getResultTypes(),
                                      inputs, ValueRange{acc}, discardable);
+  // The transposed forms keep their maps (the builders set the default).
+  wideMatmul.setIndexingMapsAttr(op.getIndexingMaps());
   rewriter.replaceOp(op, wideMatmul->getResults());
   return wideMatmul;
 }
@@ -210,38 +212,70 @@ static LogicalResult lowerPacksAround(RewriterBase &rewriter,
   return success();
 }
 
-/// Packs the B operand of the plain 2-D matmul `op` (C[M,N] += A[M,K] *
-/// B[K,N]) into panels of `nr` columns: B becomes (N/nr) x K x nr, so that
+/// Whether the 2-D matmul `op` reads A transposed (K x M) and B transposed
+/// (N x K): its maps are the default ones or MLIR 22's transposed-operand
+/// forms (amp-fold-transpose-into-contraction's); nothing otherwise (a
+/// broadcast operand).
+std::optional<std::pair<bool, bool>> matmulTransposes(linalg::MatmulOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  auto is = [&](AffineMap map, AffineExpr a, AffineExpr b) {
+    return map == AffineMap::get(3, 0, {a, b}, ctx);
+  };
+  if (maps.size() != 3 || !is(maps[2], m, n))
+    return std::nullopt;
+  bool aT = is(maps[0], k, m), bT = is(maps[1], n, k);
+  if ((!aT && !is(maps[0], m, k)) || (!bT && !is(maps[1], k, n)))
+    return std::nullopt;
+  return std::make_pair(aT, bT);
+}
+
+/// Packs the B operand of the 2-D matmul `op` (C[M,N] += A[M,K] *
+/// B[K,N]; A may be read transposed, K x M, and B too, N x K: the
+/// transposed-operand maps) into panels of `nr` columns: B becomes
+/// (N/nr) x K x nr, so that
 /// the K x nr strip a register tile streams is contiguous, instead of nr
 /// columns read at a stride of N elements (for N a power of two every row
 /// of the strip falls into the same cache set, and the strip does not stay
 /// in L1 or L2 between register tiles). C is viewed as M x (N/nr) x nr
 /// (a reshape, no copy). Upstream `linalg::pack` and `packTranspose` do
 /// the rewrite; the packs are lowered at once to reshapes and a transpose.
+/// A transposed B (a Linear's weight, N x K) is packed from its stored
+/// order by that one transpose ([N/nr, nr, K] -> [N/nr, K, nr], vectorized
+/// in 8x8 blocks by amp-cpu-vectorize-transposes): no W^T copy first.
 /// The packed contraction's loops are ordered (N/nr, M, K, nr), so that a
 /// register tile's vector.contract has a leading unit dimension, which
 /// vector canonicalization drops. Returns the packed contraction.
 FailureOr<linalg::LinalgOp> packRhsPanels(RewriterBase &rewriter,
                                           linalg::MatmulOp op, int64_t nr) {
   rewriter.setInsertionPoint(op);
+  std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
+  if (!transposes)
+    return failure();
   op = extendOperandsToAccumulatorType(rewriter, op);
   OpFoldResult zero = rewriter.getIndexAttr(0);
   FailureOr<linalg::PackResult> packed =
       linalg::pack(rewriter, op, {zero, rewriter.getIndexAttr(nr), zero});
   if (failed(packed))
     return failure();
-  Value rhs = packed->packedLinalgOp.getDpsInputOperand(1)->get();
-  auto rhsPack = rhs.getDefiningOp<linalg::PackOp>();
-  if (!rhsPack)
-    return failure();
-  // (K/1) x (N/nr) x nr -> (N/nr) x K x nr.
-  FailureOr<linalg::PackTransposeResult> transposed = linalg::packTranspose(
-      rewriter, rhsPack, packed->packedLinalgOp, /*maybeUnPackOp=*/nullptr,
-      /*outerPerm=*/{1, 0}, /*innerPerm=*/{});
-  if (failed(transposed))
-    return failure();
-  auto generic = dyn_cast<linalg::GenericOp>(
-      transposed->transposedLinalgOp.getOperation());
+  linalg::LinalgOp packedOp = packed->packedLinalgOp;
+  if (!transposes->second) {
+    Value rhs = packedOp.getDpsInputOperand(1)->get();
+    auto rhsPack = rhs.getDefiningOp<linalg::PackOp>();
+    if (!rhsPack)
+      return failure();
+    // (K/1) x (N/nr) x nr -> (N/nr) x K x nr. (A transposed B, N x K, is
+    // packed to (N/nr) x K x nr already.)
+    FailureOr<linalg::PackTransposeResult> transposed = linalg::packTranspose(
+        rewriter, rhsPack, packedOp, /*maybeUnPackOp=*/nullptr,
+        /*outerPerm=*/{1, 0}, /*innerPerm=*/{});
+    if (failed(transposed))
+      return failure();
+    packedOp = transposed->transposedLinalgOp;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(packedOp.getOperation());
   if (!generic)
     return failure();
   // Loops (m, n/nr, k, nr) -> (n/nr, m, k, nr).
@@ -254,15 +288,20 @@ FailureOr<linalg::LinalgOp> packRhsPanels(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
 
-/// True when `op` is a plain static 2-D matmul on tensors whose B operand
-/// is big enough to be packed (see packRhsPanels) and has N divisible by
-/// `nr`.
+/// True when `op` is a static 2-D matmul on tensors (operands possibly
+/// transposed, see matmulTransposes) whose B operand is big enough to be
+/// packed (see packRhsPanels) and has N divisible by `nr`.
 bool shouldPackRhs(linalg::MatmulOp op, int64_t nr) {
   if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
-      op.hasUserDefinedMaps() || op->getNumResults() != 1)
+      op->getNumResults() != 1)
+    return false;
+  std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
+  if (!transposes)
     return false;
   auto rhs = cast<RankedTensorType>(op.getDpsInputOperand(1)->get().getType());
   int64_t k = rhs.getDimSize(0), n = rhs.getDimSize(1);
+  if (transposes->second)
+    std::swap(k, n);
   // The size of the panels: an f16/bf16 B of an f32-accumulating matmul is
   // packed as f32 (see extendOperandsToAccumulatorType), so that an f32
   // model and its autocast version pack the same matmuls.
@@ -273,6 +312,62 @@ bool shouldPackRhs(linalg::MatmulOp op, int64_t nr) {
     bits = std::max<int64_t>(bits, accType.getElementTypeBitWidth());
   int64_t bytes = k * n * bits / 8;
   return nr > 1 && n % nr == 0 && n > nr && bytes >= kMinPackedRhsBytes;
+}
+
+/// Gives the contraction `op` (one m and one k loop) its A operand in
+/// (..., m, k) order when it reads it transposed (the weight gradient
+/// dY^T @ X after amp-fold-transpose-into-contraction): a linalg.transpose
+/// of A (vectorized in blocks by amp-cpu-vectorize-transposes) and the
+/// matching map. The register tiles read A^T rows M elements apart: for a
+/// 1024-wide M the k rows of a tile fall into one L1 set (4 KiB apart),
+/// and the FMA tile ran at half speed (measured on 1024 x 1024 x 256
+/// f32); the AVX512-BF16 packing copied A^T to pairs with scalar loops.
+/// One transposed copy of A, as before the fold; B keeps its fold.
+void untransposeLhs(RewriterBase &rewriter, linalg::LinalgOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->k.size() != 1)
+    return;
+  MLIRContext *ctx = op.getContext();
+  OpOperand *lhs = op.getDpsInputOperand(0);
+  AffineMap map = op.getMatchingIndexingMap(lhs);
+  std::optional<unsigned> mPos =
+      map.getResultPosition(getAffineDimExpr(dims->m.front(), ctx));
+  std::optional<unsigned> kPos =
+      map.getResultPosition(getAffineDimExpr(dims->k.front(), ctx));
+  auto type = dyn_cast<RankedTensorType>(lhs->get().getType());
+  if (!mPos || !kPos || *mPos < *kPos || !type || !type.hasStaticShape())
+    return;
+  // Result dimension i of the transpose is A's dimension perm[i].
+  SmallVector<int64_t> perm =
+      llvm::to_vector(llvm::seq<int64_t>(0, map.getNumResults()));
+  std::swap(perm[*mPos], perm[*kPos]);
+  SmallVector<AffineExpr> results;
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    results.push_back(map.getResult(p));
+    shape.push_back(type.getDimSize(p));
+  }
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value init =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  Value transposed =
+      linalg::TransposeOp::create(rewriter, loc, lhs->get(), init, perm)
+          ->getResult(0);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  maps[lhs->getOperandNumber()] =
+      AffineMap::get(map.getNumDims(), 0, results, ctx);
+  ArrayAttr mapsAttr = rewriter.getAffineMapArrayAttr(maps);
+  rewriter.modifyOpInPlace(op, [&] {
+    lhs->set(transposed);
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+      matmul.setIndexingMapsAttr(mapsAttr);
+    else if (auto batch = dyn_cast<linalg::BatchMatmulOp>(op.getOperation()))
+      batch.setIndexingMapsAttr(mapsAttr);
+    else if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
+      generic.setIndexingMapsAttr(mapsAttr);
+  });
 }
 
 /// The (n, k) loops of `op` when it is a bf16 x bf16 -> f32 contraction
@@ -832,6 +927,7 @@ struct AmpCpuTileAndVectorizePass
           dots.push_back({op, *nk});
       });
       for (auto [op, nk] : dots) {
+        untransposeLhs(rewriter, op);
         int64_t n = op.getStaticLoopRanges()[nk.first];
         (void)packForBf16Dot(rewriter, op, nk.first, nk.second,
                              dotPanelWidth(n, dotReg[1]));
@@ -845,8 +941,10 @@ struct AmpCpuTileAndVectorizePass
           shouldPackRhs(op, reg[1]))
         matmuls.push_back(op);
     });
-    for (linalg::MatmulOp op : matmuls)
+    for (linalg::MatmulOp op : matmuls) {
+      untransposeLhs(rewriter, op);
       (void)packRhsPanels(rewriter, op, reg[1]);
+    }
 
     // 3. Tile every static contraction twice and vectorize the register tile.
     SmallVector<linalg::LinalgOp> contractions;
@@ -941,6 +1039,62 @@ struct AmpCpuTileAndVectorizePass
     if (failed(applyPatternsGreedily(func, std::move(patterns))))
       return signalPassFailure();
 
+    // The accumulator's write of every register tile: step 5 lowered its
+    // rank-reducing map (a packed contraction's C tile, M x 1 x n_r of
+    // M x N/n_r x n_r) into a broadcast and transpose of the result, while
+    // its read kept the map; loop-invariant-subset-hoisting pairs only a
+    // read and write of the same subset, and without the pair the
+    // accumulators were loaded and stored on every k step (the
+    // AVX512-BF16 tile's 24 registers, and the FMA tile's 6 of every
+    // packed f32 matmul). Fold them back into the map.
+    func.walk([&](vector::TransferWriteOp write) {
+      auto transpose = write.getVector().getDefiningOp<vector::TransposeOp>();
+      // A minor identity too: a batch_matmul's tile writes 6 x 1 x n_r
+      // into its 1 x 6 x 1 x n_r slice of C's view (the batch dimension
+      // dropped by the map).
+      if (!transpose || !write.getPermutationMap().isMinorIdentity() ||
+          write.getMask())
+        return;
+      auto broadcast =
+          transpose.getVector().getDefiningOp<vector::BroadcastOp>();
+      if (!broadcast)
+        return;
+      auto source = dyn_cast<VectorType>(broadcast.getSourceType());
+      auto contract = dyn_cast_or_null<vector::ContractionOp>(
+          broadcast.getSource().getDefiningOp());
+      if (!source || !contract)
+        return;
+      int64_t lead =
+          broadcast.getResultVectorType().getRank() - source.getRank();
+      // The broadcast only adds leading unit dimensions.
+      if (broadcast.getResultVectorType().getShape().drop_front(lead) !=
+              source.getShape() ||
+          llvm::any_of(
+              broadcast.getResultVectorType().getShape().take_front(lead),
+              [](int64_t d) { return d != 1; }))
+        return;
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      int64_t rank = write.getShapedType().getRank();
+      int64_t dropped = rank - static_cast<int64_t>(perm.size());
+      SmallVector<AffineExpr> results(source.getRank());
+      SmallVector<int64_t> order;
+      for (auto [r, p] : llvm::enumerate(perm)) {
+        if (p < lead)
+          continue;
+        order.push_back(p - lead);
+        results[p - lead] = rewriter.getAffineDimExpr(dropped + r);
+      }
+      // Keep it a plain projection (source dims in increasing order).
+      if (!llvm::is_sorted(order))
+        return;
+      AffineMap map = AffineMap::get(rank, 0, results, ctx);
+      rewriter.setInsertionPoint(write);
+      SmallVector<bool> inBounds(source.getRank(), true);
+      rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(
+          write, broadcast.getSource(), write.getBase(), write.getIndices(),
+          AffineMapAttr::get(map), rewriter.getBoolArrayAttr(inBounds));
+    });
+
     // 6. AVX512-BF16 register tiles: unroll the vector.contract and its
     // transfers to one vdpbf16ps each (upstream vector unrolling), then
     // upstream's packed-type dot-product patterns turn each 1 x 16 x 1 x 2
@@ -963,58 +1117,6 @@ struct AmpCpuTileAndVectorizePass
           contract.getLhsMutable().assign(lhs.getIn());
           contract.getRhsMutable().assign(rhs.getIn());
         });
-      });
-      // The accumulator's write: step 5 lowered its rank-reducing map into
-      // a broadcast and transpose of the result, while its read kept the
-      // map; loop-invariant-subset-hoisting pairs only a read and write of
-      // the same subset, and without the pair the 24 accumulators were
-      // stored to memory on every k step. Fold them back into the map.
-      func.walk([&](vector::TransferWriteOp write) {
-        auto transpose = write.getVector().getDefiningOp<vector::TransposeOp>();
-        // A minor identity too: a batch_matmul's tile writes 6 x 1 x n_r
-        // into its 1 x 6 x 1 x n_r slice of C's view (the batch dimension
-        // dropped by the map).
-        if (!transpose || !write.getPermutationMap().isMinorIdentity() ||
-            write.getMask())
-          return;
-        auto broadcast =
-            transpose.getVector().getDefiningOp<vector::BroadcastOp>();
-        if (!broadcast)
-          return;
-        auto source = dyn_cast<VectorType>(broadcast.getSourceType());
-        auto contract = dyn_cast_or_null<vector::ContractionOp>(
-            broadcast.getSource().getDefiningOp());
-        if (!source || !contract || !isDotTileVectorOp(contract))
-          return;
-        int64_t lead =
-            broadcast.getResultVectorType().getRank() - source.getRank();
-        // The broadcast only adds leading unit dimensions.
-        if (broadcast.getResultVectorType().getShape().drop_front(lead) !=
-                source.getShape() ||
-            llvm::any_of(
-                broadcast.getResultVectorType().getShape().take_front(lead),
-                [](int64_t d) { return d != 1; }))
-          return;
-        ArrayRef<int64_t> perm = transpose.getPermutation();
-        int64_t rank = write.getShapedType().getRank();
-        int64_t dropped = rank - static_cast<int64_t>(perm.size());
-        SmallVector<AffineExpr> results(source.getRank());
-        SmallVector<int64_t> order;
-        for (auto [r, p] : llvm::enumerate(perm)) {
-          if (p < lead)
-            continue;
-          order.push_back(p - lead);
-          results[p - lead] = rewriter.getAffineDimExpr(dropped + r);
-        }
-        // Keep it a plain projection (source dims in increasing order).
-        if (!llvm::is_sorted(order))
-          return;
-        AffineMap map = AffineMap::get(rank, 0, results, ctx);
-        rewriter.setInsertionPoint(write);
-        SmallVector<bool> inBounds(source.getRank(), true);
-        rewriter.replaceOpWithNewOp<vector::TransferWriteOp>(
-            write, broadcast.getSource(), write.getBase(), write.getIndices(),
-            AffineMapAttr::get(map), rewriter.getBoolArrayAttr(inBounds));
       });
       // A tile written into a slice of the accumulator that is then
       // inserted back where it was extracted (a batch_matmul's tile:

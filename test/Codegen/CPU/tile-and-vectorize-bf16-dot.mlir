@@ -45,9 +45,13 @@ func.func @matmul_bf16_edges(%a: tensor<10x7xbf16>, %b: tensor<7x40xbf16>, %c: t
 
 // -----
 
-// Transposed A and B, batch_matmul: A is packed to M x K/2 x 2 as well.
+// Transposed A and B, batch_matmul: A is transposed to M x K (a
+// linalg.transpose, vectorized in blocks later) and split into pairs by a
+// reshape; B^T (N x K) is packed to VNNI panels directly.
 // DOT-LABEL: func @batch_matmul_bf16_transposed
-// DOT: linalg.transpose {{.*}} outs(%{{.*}} : tensor<2x16x16x2xbf16>)
+// DOT: linalg.transpose ins(%{{.*}} : tensor<2x32x16xbf16>) outs(%{{.*}} : tensor<2x16x32xbf16>) permutation = [0, 2, 1]
+// DOT: tensor.expand_shape {{.*}} into tensor<2x16x16x2xbf16>
+// DOT: linalg.transpose ins(%{{.*}} : tensor<2x1x64x16x2xbf16>) outs(%{{.*}} : tensor<2x1x16x64x2xbf16>)
 // DOT: x86vector.avx512.dot
 // FMA-LABEL: func @batch_matmul_bf16_transposed
 // FMA-NOT: x86vector

@@ -107,6 +107,29 @@ func.func @matmul_bf16_sized_as_f32(%a: tensor<64x256xbf16>, %b: tensor<256x320x
 
 // -----
 
+// The transposed-operand forms amp-fold-transpose-into-contraction leaves
+// (a Linear's x @ W^T, the weight gradient dY^T @ X) are packed too: B^T
+// (N x K, 256 x 256 f32) goes to the 16-column panels by one transpose
+// from its stored order ([N/16, 16, K] -> [N/16, K, 16]); A^T (K x M) is
+// transposed to M x K once. The register tile's accumulator (a 6 x 16
+// slice of C viewed as M x N/16 x 16) is written back through the same
+// rank-reducing map it is read with, so that loop-invariant-subset-hoisting
+// keeps it in registers across the k loop.
+// PACK-LABEL: func @matmul_transposed
+// PACK: linalg.transpose ins(%{{.*}} : tensor<256x128xf32>) outs(%{{.*}} : tensor<128x256xf32>) permutation = [1, 0]
+// PACK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [16, 16, 256] : tensor<256x256xf32> into tensor<16x16x256xf32>
+// PACK: linalg.transpose ins(%{{.*}} : tensor<16x16x256xf32>) outs(%{{.*}} : tensor<16x256x16xf32>) permutation = [0, 2, 1]
+// PACK: %[[ACC:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : tensor<128x8x16xf32>, vector<6x16xf32>
+// PACK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
+// PACK: vector.transfer_write %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : vector<6x16xf32>, tensor<128x8x16xf32>
+func.func @matmul_transposed(%at: tensor<256x128xf32>, %bt: tensor<256x256xf32>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+       ins(%at, %bt : tensor<256x128xf32>, tensor<256x256xf32>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %r : tensor<128x256xf32>
+}
+
+// -----
+
 // A batch_matmul: the batch dimension gets tile size 1 (a unit vector
 // dimension, unrolled when the contraction is lowered).
 // CHECK-LABEL: func @batch_matmul

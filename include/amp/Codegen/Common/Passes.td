@@ -91,6 +91,44 @@ def AmpFoldBatchBroadcast : Pass<"amp-fold-batch-broadcast", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AmpFoldTransposeIntoContraction
+    : Pass<"amp-fold-transpose-into-contraction", "func::FuncOp"> {
+  let summary = "Fold the transposes feeding a contraction into its indexing maps";
+  let description = [{
+    torch-mlir spells a Linear's `x @ W^T` as `linalg.transpose` of the
+    weight into a new tensor and a `linalg.matmul` of the copy, and the
+    backward's `dY^T @ X`, `Q @ K^T` and their gradients the same way. The
+    copy is a pass over the operand and a buffer as large (under autocast
+    the weight then lives three times: f32, its bf16 cast, the transposed
+    cast), and the contraction's packing copies it once more.
+
+    An input of `linalg.matmul`, `linalg.batch_matmul` or a contraction
+    `linalg.generic` (on tensors) produced by a pure permutation, a
+    `linalg.transpose` or a `linalg.generic` with one input whose body
+    yields that input unchanged (all loops parallel, both maps
+    permutations), is replaced by the permutation's input, and the
+    permutation is composed into the operand's indexing map: the matmul
+    gets MLIR 22's transposed-operand maps (`matmul_transpose_a/b`), a
+    batch matmul transposed maps of its two inner dimensions (its verifier
+    wants the batch first: other permutations stay), a generic any. A
+    permutation generic whose body is one `arith.extf` / `arith.truncf`
+    of its input (a cast and a transpose fused) is split when every user
+    is such a contraction: the cast stays, as an elementwise op in the
+    input's order, and the permutation is folded. The transpose goes when
+    nothing else uses it. The same products and sums in the same order:
+    only where the operand is read from changes.
+
+    Upstream's route (generalize, `linalg-fuse-elementwise-ops`,
+    `linalg-specialize-generic-ops`) folds the permutation but
+    specializes the transposed contraction back into a `linalg.matmul`
+    with the default maps and the permuted operand (MLIR 22.1: invalid
+    IR), so this pass rewrites the named ops directly.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AmpFuseMultiUseElementwise
     : Pass<"amp-fuse-multi-use-elementwise", "func::FuncOp"> {
   let summary = "Fuse an elementwise linalg.generic that has other uses too into its elementwise consumer, computing its result once";
