@@ -13,7 +13,8 @@
 #
 # AMP_SAN_BUILD_DIR picks the build directory (default build-san/);
 # AMP_VENV the Python environment (default build/venv, scripts/setup.sh's);
-# AMP_SAN_PYTEST adds pytest arguments (e.g. "-k digits"); AMP_SAN_SKIP_PYTEST=1
+# AMP_SAN_PYTEST adds pytest arguments, as shell words (e.g. "-k digits", or
+# "-k 'onednn or digits'" with the expression quoted); AMP_SAN_SKIP_PYTEST=1
 # runs lit only, AMP_SAN_SKIP_LIT=1 pytest only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,12 +48,14 @@ if [[ "${AMP_SAN_SKIP_LIT:-0}" != 1 ]]; then
 fi
 
 pystatus=0
+# Shell words, so that a quoted -k expression stays one argument.
+eval "pyargs=(${AMP_SAN_PYTEST:-})"
 pylog="$logs/pytest.txt"
 if [[ "${AMP_SAN_SKIP_PYTEST:-0}" != 1 ]]; then
   # Python is not instrumented: the shared ASan runtime is preloaded before it
   # loads libAmpMLIRCAPI.so.
   AMP_MLIR_CAPI_LIBRARY="$build/lib/libAmpMLIRCAPI.so" LD_PRELOAD="$asan_runtime" \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider ${AMP_SAN_PYTEST:-} \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider "${pyargs[@]}" \
     "$root/python/tests" 2>&1 | tee "$pylog" || pystatus=$?
 fi
 
