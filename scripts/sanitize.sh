@@ -62,7 +62,11 @@ fi
 leakstatus=0
 python3 "$root/utils/lsan_filter.py" "$logs" || leakstatus=$?
 
-count() { grep -oE "^ *$1 *: *[0-9]+" "$litlog" | grep -oE '[0-9]+$' | tail -1 || true; }
+count() {
+  local n
+  n=$(grep -oE "^ *$1 *: *[0-9]+" "$litlog" | grep -oE '[0-9]+$' | tail -1 || true)
+  echo "${n:-0}"
+}
 [[ -f "$litlog" ]] && echo "sanitize: lit: $(count Passed) passed, $(count Failed) failed, $(count Unsupported) unsupported"
 [[ -f "$pylog" ]] && echo "sanitize: pytest: $(grep -E '^[0-9]+ (passed|failed)' "$pylog" | tail -1 || echo 'no summary')"
 (( status != 0 )) && exit "$status"
