@@ -117,6 +117,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     selectOptions.cpuFeatures = options.cpuFeatures;
     pm.addNestedPass<func::FuncOp>(createAmpCpuSelectOnednn(selectOptions));
   }
+  // bf16 convolutions: im2col written in the VNNI layout of the
+  // AVX512-BF16 contractions (on such a CPU).
+  AmpCpuConvBf16DotOptions convOptions;
+  convOptions.cpuFeatures = options.cpuFeatures;
+  pm.addNestedPass<func::FuncOp>(createAmpCpuConvBf16Dot(convOptions));
   AmpCpuTileAndVectorizeOptions tileOptions;
   tileOptions.cacheTile = llvm::to_vector(options.cacheTile);
   tileOptions.registerTile = llvm::to_vector(options.registerTile);
@@ -124,10 +129,12 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   tileOptions.packRhs = options.packRhs;
   tileOptions.cpuFeatures = options.cpuFeatures;
   pm.addNestedPass<func::FuncOp>(createAmpCpuTileAndVectorize(tileOptions));
-  // Row reductions (softmax, layer_norm) and transposes that move the
-  // innermost dimension (K^T, W^T) as vector code.
+  // Row reductions (softmax, layer_norm), transposes that move the
+  // innermost dimension (K^T, W^T) and non-overlapping max pooling as
+  // vector code.
   pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizeReductions());
   pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizeTransposes());
+  pm.addNestedPass<func::FuncOp>(createAmpCpuVectorizePooling());
   if (failed(
           addPassList(pm,
                       "func.func(canonicalize,cse,loop-invariant-code-motion,"
@@ -209,7 +216,9 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "lower-vector-multi-reduction),"
           "lower-affine,"
           "convert-vector-to-scf{full-unroll=true},"
-          "func.func(math-extend-to-supported-types{target-type=f32}," +
+          "func.func(math-extend-to-supported-types{target-type=f32},"
+          "arith-emulate-unsupported-floats{source-types=bf16 "
+          "target-type=f32}," +
               approximate +
               "amp-keep-narrow-rounding,arith-expand{include-bf16=true}),"
               "expand-strided-metadata,lower-affine,"

@@ -94,38 +94,53 @@ def test_bf16_contraction_matches_numpy(features, M, N, K, ta, tb, batch, acc):
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(K) * 4)
 
 
-# bf16 NCHW convolutions (im2col: out[b, f, p] = W[f, k] * col[b, k, p], a
-# batch that the filter does not have, so they stay on the FMA path on both
-# targets) of the digits CNN's forward, input-gradient and weight-gradient
-# shapes, against torch in f64: N, C, H, W, F, kernel, padding.
+# bf16 NCHW convolutions of the digits CNN's forward, input-gradient and
+# weight-gradient shapes and a few edges, against torch in f64: N, C, H, W,
+# F, kernel, padding, stride, dilation, accumulate into a given C (a bias
+# broadcast). With AVX512-BF16 they take amp-cpu-conv-bf16-dot (im2col in
+# VNNI layout, vdpbf16ps); generic: upstream im2col, the FMA path.
 CONVS = [
-    (64, 1, 8, 8, 16, 3, 1),
-    (64, 16, 4, 4, 32, 3, 1),
-    (64, 32, 4, 4, 16, 3, 1),
-    (16, 64, 6, 6, 32, 4, 0),   # weight gradient: p = 9, padded to 16
-    (3, 5, 7, 6, 20, 3, 0),     # odd K (45), odd positions
+    (64, 1, 8, 8, 16, 3, 1, 1, 1, False),   # K = 9 (odd), P = 64
+    (64, 16, 4, 4, 32, 3, 1, 1, 1, True),
+    (64, 32, 4, 4, 16, 3, 1, 1, 1, False),
+    (16, 64, 6, 6, 32, 4, 0, 1, 1, False),  # weight gradient: p = 9, padded to 16
+    (1, 64, 10, 10, 16, 8, 0, 1, 1, True),  # K = 4096, p = 9
+    (3, 5, 7, 6, 20, 3, 0, 1, 1, True),     # odd K (45), odd positions
+    (2, 3, 11, 9, 7, 3, 1, 2, 1, False),    # stride 2
+    (2, 4, 9, 10, 5, 3, 0, 1, 2, True),     # dilation 2
 ]
 
 
 @pytest.mark.parametrize("features", FEATURES)
-@pytest.mark.parametrize("N,C,H,W,F,R,pad", CONVS)
-def test_bf16_conv_nchw_matches_torch(features, N, C, H, W, F, R, pad):
+@pytest.mark.parametrize("N,C,H,W,F,R,pad,s,d,acc", CONVS)
+def test_bf16_conv_nchw_matches_torch(features, N, C, H, W, F, R, pad, s, d, acc):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(N * 100 + C * 10 + F)
     x = rng.standard_normal((N, C, H + 2 * pad, W + 2 * pad)).astype(BF16)
     w = rng.standard_normal((F, C, R, R)).astype(BF16)
-    OH, OW = H + 2 * pad - R + 1, W + 2 * pad - R + 1
+    OH = (H + 2 * pad - d * (R - 1) - 1) // s + 1
+    OW = (W + 2 * pad - d * (R - 1) - 1) // s + 1
+    c = rng.standard_normal((N, F, OH, OW)).astype(np.float32)
     xs, ws, os_ = (f"{N}x{C}x{H + 2 * pad}x{W + 2 * pad}", f"{F}x{C}x{R}x{R}",
                    f"{N}x{F}x{OH}x{OW}")
-    src = (f"func.func @f(%x: tensor<{xs}xbf16>, %w: tensor<{ws}xbf16>) -> tensor<{os_}xf32> {{\n"
-           f"  %z = arith.constant 0.0 : f32\n  %e = tensor.empty() : tensor<{os_}xf32>\n"
-           f"  %c = linalg.fill ins(%z : f32) outs(%e : tensor<{os_}xf32>) -> tensor<{os_}xf32>\n"
-           f"  %r = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : vector<2xi64>, strides = "
-           f"dense<1> : vector<2xi64>}} ins(%x, %w : tensor<{xs}xbf16>, tensor<{ws}xbf16>) "
+    if acc:
+        args, init = f", %c: tensor<{os_}xf32>", ""
+    else:
+        args = ""
+        init = (f"  %z = arith.constant 0.0 : f32\n  %e = tensor.empty() : tensor<{os_}xf32>\n"
+                f"  %c = linalg.fill ins(%z : f32) outs(%e : tensor<{os_}xf32>) -> tensor<{os_}xf32>\n")
+    src = (f"func.func @f(%x: tensor<{xs}xbf16>, %w: tensor<{ws}xbf16>{args}) -> tensor<{os_}xf32> {{\n"
+           f"{init}"
+           f"  %r = linalg.conv_2d_nchw_fchw {{dilations = dense<{d}> : vector<2xi64>, strides = "
+           f"dense<{s}> : vector<2xi64>}} ins(%x, %w : tensor<{xs}xbf16>, tensor<{ws}xbf16>) "
            f"outs(%c : tensor<{os_}xf32>) -> tensor<{os_}xf32>\n"
            f"  return %r : tensor<{os_}xf32>\n}}\n")
     exe = amp.compile(src, pipeline=f"amp-cpu-pipeline{{cpu-features={features}}}")
-    out = np.asarray(exe.invoke("f", x, w))
+    out = np.asarray(exe.invoke("f", x, w, c) if acc else exe.invoke("f", x, w))
     ref = torch.nn.functional.conv2d(torch.from_numpy(x.astype(np.float64)),
-                                     torch.from_numpy(w.astype(np.float64))).numpy()
+                                     torch.from_numpy(w.astype(np.float64)),
+                                     stride=s, dilation=d).numpy()
+    if acc:
+        ref = ref + c
+    assert out.shape == ref.shape
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(C * R * R) * 4)

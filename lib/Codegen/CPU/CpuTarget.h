@@ -37,6 +37,12 @@ struct CpuTarget {
 /// name.
 FailureOr<CpuTarget> getCpuTarget(llvm::StringRef features);
 
+/// Marks a bf16 x bf16 -> f32 contraction generic in the packed form of the
+/// AVX512-BF16 path (loops [batch] x N/n_r x M x n_r x K/2 x 2, B in VNNI
+/// layout) until amp-cpu-tile-and-vectorize tiles it with the dot register
+/// tiles: set by that pass's own packing and by amp-cpu-conv-bf16-dot.
+constexpr llvm::StringLiteral kBf16DotContractionMarker = "__amp_bf16_dot__";
+
 /// A one-line description of `target` ("AVX-512, AVX512-BF16, no AMX").
 std::string describeCpuTarget(const CpuTarget &target);
 

@@ -62,7 +62,7 @@ constexpr StringLiteral kDotTile = "bf16-dot";
 
 /// Marks a bf16 x bf16 -> f32 contraction packed for AVX512-BF16
 /// (packForBf16Dot) until it is tiled.
-constexpr StringLiteral kDotContractionMarker = "__amp_bf16_dot__";
+constexpr StringLiteral kDotContractionMarker = amp::kBf16DotContractionMarker;
 
 /// Tile sizes (m, n, k) of the AVX512-BF16 contractions (k in elements, two
 /// per VNNI pair): the register tile holds 6 x 64 f32 accumulators (24 of
