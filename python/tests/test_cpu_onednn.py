@@ -382,6 +382,39 @@ def test_conv_blocked_f32_on_avx2_same_numbers():
     np.testing.assert_allclose(outs[0], _conv_ref(x, w), rtol=1e-4, atol=1e-4)
 
 
+@onednn
+@pytest.mark.parametrize("value", ["abc", "-5", "64MB", "1e3"])
+def test_bad_weight_cache_budget_warns_once_and_uses_the_default(value):
+    """AMP_ONEDNN_WEIGHT_CACHE_MB that is no whole number of MiB (a word, a
+    negative number, a unit, an exponent) is said once on stderr, naming
+    the variable and the value, and the default budget is used (it read
+    as 0, cache off, before): same numbers as the default, blocked layouts
+    kept (the weight-change sequence gives the new answers)."""
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST.replace(" attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    outs, err = _conv_calls(text, (x, w), "weight_changes", {"AMP_ONEDNN_WEIGHT_CACHE_MB": value})
+    want = (f"amp-cpu-runtime: warning: AMP_ONEDNN_WEIGHT_CACHE_MB must be a whole number "
+            f"of MiB (0 turns the cache off), got '{value}'; using the default, 512")
+    assert err.count(want) == 1, err
+    default, err = _conv_calls(text, (x, w), "weight_changes", {})
+    assert "AMP_ONEDNN_WEIGHT_CACHE_MB" not in err
+    for got, ref in zip(outs, default):
+        np.testing.assert_array_equal(got, ref)
+    np.testing.assert_allclose(outs[0], _conv_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
+@onednn
+@pytest.mark.parametrize("value", ["0", " 16 "])
+def test_weight_cache_budget_numbers_are_taken_silently(value):
+    """0 (cache off) and a number with surrounding blanks are valid: no
+    warning, the same numbers."""
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST.replace(" attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    outs, err = _conv_calls(text, (x, w), "weight_changes", {"AMP_ONEDNN_WEIGHT_CACHE_MB": value})
+    assert "AMP_ONEDNN_WEIGHT_CACHE_MB" not in err, err
+    np.testing.assert_allclose(outs[0], _conv_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
 def _basic_block(torch, inplanes, planes, stride):
     import torchvision
     down = None

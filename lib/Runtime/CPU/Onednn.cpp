@@ -439,9 +439,37 @@ public:
   }
 
 private:
-  WeightCache() {
+  WeightCache() { limit = size_t(budgetMiB()) << 20; }
+
+  /// AMP_ONEDNN_WEIGHT_CACHE_MB as a number of MiB: unset or empty is the
+  /// default (512); anything but a whole number from 0 to 2^40 (a word, a
+  /// negative number, trailing characters) is said once on stderr, naming
+  /// the variable and the value, and gives the default too (strtoull read
+  /// "abc" as 0 and "-1" as 2^64 - 1 without a word).
+  static uint64_t budgetMiB() {
+    constexpr uint64_t fallback = 512;
     const char *v = std::getenv("AMP_ONEDNN_WEIGHT_CACHE_MB");
-    limit = (v && *v ? size_t(std::strtoull(v, nullptr, 10)) : 512) << 20;
+    if (!v || !*v)
+      return fallback;
+    const char *p = v;
+    while (*p == ' ' || *p == '\t')
+      ++p;
+    uint64_t mib = 0;
+    bool ok = *p >= '0' && *p <= '9';
+    for (; ok && *p >= '0' && *p <= '9'; ++p) {
+      mib = mib * 10 + uint64_t(*p - '0');
+      ok = mib <= (uint64_t(1) << 40);
+    }
+    while (ok && (*p == ' ' || *p == '\t'))
+      ++p;
+    if (ok && *p == '\0')
+      return mib;
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: warning: AMP_ONEDNN_WEIGHT_CACHE_MB must be "
+                 "a whole number of MiB (0 turns the cache off), got '%s'; "
+                 "using the default, %llu\n",
+                 v, (unsigned long long)fallback);
+    return fallback;
   }
   struct Copy {
     uint64_t hash;
