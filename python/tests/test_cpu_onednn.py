@@ -498,3 +498,127 @@ def test_max_pool_padded_on_onednn_matches_pytorch(dtype):
     got = np.asarray(exe.invoke("f", x), np.float32)
     ref = torch.nn.functional.max_pool2d(torch.from_numpy(np.asarray(x, np.float32)), 3, 2, 1)
     np.testing.assert_array_equal(got, ref.numpy())
+
+
+# --- post-ops: batch norm, ReLU and the residual add in the convolution ---
+
+class _ConvBnRelu:
+    """conv (odd channel counts) + eval batch norm + ReLU, optionally + a
+    residual input before the ReLU (torchvision's BasicBlock tail)."""
+
+    @staticmethod
+    def build(torch, cin, cout, residual):
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(cin, cout, 3, 1, 1, bias=False)
+                self.bn = torch.nn.BatchNorm2d(cout)
+
+            def forward(self, x, r):
+                y = self.bn(self.conv(x))
+                return torch.relu(y + r if residual else y)
+
+        m = M()
+        m.bn.running_mean.uniform_(-0.5, 0.5)
+        m.bn.running_var.uniform_(0.5, 2.0)
+        m.bn.weight.data.uniform_(0.5, 1.5)
+        m.bn.bias.data.uniform_(-0.2, 0.2)
+        return m.eval()
+
+
+def _compiled_post_ops(module, args, autocast, post_ops):
+    """amp_mlir.torch's compiled module with amp-cpu-pipeline{gemm=onednn
+    onednn-post-ops=...}, and the oneDNN entry points its lowered IR calls."""
+    from amp_mlir.compiler import pipeline_for
+    from amp_mlir.torch._compile import CompiledModule, export_module
+    exported = export_module(module, args, autocast=autocast)
+    pipeline = pipeline_for("cpu", autocast=True, gemm="onednn")
+    pipeline = pipeline[:-1] + f" onednn-post-ops={'true' if post_ops else 'false'}}}"
+    m = amp.Context().parse(exported.text)
+    m.run_pipeline(pipeline)
+    names = {f"ampOnednnConv2d{kind}_{a}_{b}_{c}"
+             for kind in ("Post", "NchwFchw", "Bf16")
+             for a in ("f32", "bf16") for b in ("f32", "bf16") for c in ("f32", "bf16")}
+    calls = {n for n in names if m.function_attribute(n, "sym_name") is not None}
+    exe = amp.compile(exported.text, pipeline=pipeline, opt_level=1)
+    return CompiledModule(exported, exe, pipeline, "cpu", 0.0), calls
+
+
+@onednn
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("cin,cout", [(3, 5), (16, 24)])
+def test_conv_bn_relu_post_ops_match_unfused_and_pytorch(autocast, residual, cin, cout):
+    """Batch norm (eval), the residual add and ReLU folded into the oneDNN
+    convolution as post-ops (onednn-post-ops, the default) against the
+    same module with them as a loop after the call (onednn-post-ops=false)
+    and against PyTorch f32: f32 to 1e-5; autocast within 1.5x
+    torch.autocast's own error against f32 (the fused chain reads the f32
+    accumulator where the loop read it rounded to bf16: one rounding fewer)
+    and within a few bf16 ulps of the unfused result. Odd channel counts
+    (3 -> 5: no channel block of 8 or 16 is full), odd spatial sizes."""
+    torch = pytest.importorskip("torch")
+    if autocast and not AVX512:
+        pytest.skip("the bf16 convolution runs on code generation without AVX-512")
+    torch.manual_seed(1)
+    module = _ConvBnRelu.build(torch, cin, cout, residual)
+    x, r = torch.randn(2, cin, 11, 9), torch.randn(2, cout, 11, 9)
+    with torch.no_grad():
+        ref = module(x, r).double()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch_err = float((module(x, r).double() - ref).norm() / ref.norm())
+    fused, calls = _compiled_post_ops(module, (x, r), autocast, True)
+    unfused, plain = _compiled_post_ops(module, (x, r), autocast, False)
+    assert {c for c in calls if "Post" in c}, calls
+    assert not {c for c in plain if "Post" in c}, plain
+    for _ in range(2):  # the second call with the cached primitive and weights
+        y, y0 = fused(x, r).double(), unfused(x, r).double()
+        err = float((y - ref).norm() / ref.norm())
+        if autocast is None:
+            assert err <= 1e-5, err
+            np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=1e-5, atol=1e-5)
+        else:
+            assert 0 < err <= max(1.5 * torch_err, 1e-2), (err, torch_err)
+            # bf16 outputs: at most a couple of ulps (2^-8 relative) apart.
+            np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=2 ** -6, atol=2e-2)
+            assert float((y - y0).norm() / y0.norm()) <= 4e-3
+
+
+def _post_ops_case_output():
+    """The fused autocast conv + batch norm + residual + ReLU of the test
+    above (16 -> 24 channels) on fixed inputs, as float32 numpy."""
+    import torch
+    torch.manual_seed(1)
+    module = _ConvBnRelu.build(torch, 16, 24, True)
+    x, r = torch.randn(2, 16, 11, 9), torch.randn(2, 24, 11, 9)
+    fused, calls = _compiled_post_ops(module, (x, r), ("cpu", "bfloat16"), True)
+    assert {c for c in calls if "Post" in c}, calls
+    return fused(x, r).float().numpy()
+
+
+@onednn
+@avx512
+def test_conv_post_ops_without_onednn_implementation_apply_them_in_a_loop():
+    """Where oneDNN has no implementation for a fused call at run time
+    (oneDNN capped to AVX2: no bf16 convolution), the runtime computes the
+    convolution without the post-ops and applies them with a loop, says so
+    once on stderr, and gives the numbers of the fused call (within a bf16
+    ulp: the accumulation order differs)."""
+    pytest.importorskip("torch")
+    import os
+    import pickle
+    import subprocess
+    import sys
+    child = ("import pickle, sys, test_cpu_onednn as t\n"
+             "sys.stdout.buffer.write(pickle.dumps(t._post_ops_case_output()))\n")
+    env = dict(os.environ, DNNL_MAX_CPU_ISA="AVX2")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__),
+                                         os.path.dirname(amp.__path__[0])])
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True,
+                         timeout=300)
+    err = out.stderr.decode()
+    assert out.returncode == 0, err[-2000:]
+    assert err.count("oneDNN does not take these post-ops on this CPU; the call runs "
+                     "without them and a loop applies them") == 1, err
+    got, want = pickle.loads(out.stdout), _post_ops_case_output()
+    np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=1e-2)

@@ -55,8 +55,9 @@ MemRefType stridedType(MLIRContext *ctx, int64_t rank, Type element) {
 }
 
 /// A view of `buffer` (indexed by `map`, a projected permutation of the op's
-/// loops) whose dimensions are the loops `loops` in that order; a loop the
-/// buffer is not indexed by (-1, or absent) is a unit dimension.
+/// loops, or with constant 0 results for unit dimensions) whose dimensions
+/// are the loops `loops` in that order; a loop the buffer is not indexed by
+/// (-1, or absent) is a unit dimension.
 Value canonicalView(OpBuilder &b, Location loc, Value buffer, AffineMap map,
                     ArrayRef<int64_t> loops) {
   auto type = cast<MemRefType>(buffer.getType());
@@ -65,7 +66,8 @@ Value canonicalView(OpBuilder &b, Location loc, Value buffer, AffineMap map,
   for (int64_t loop : loops) {
     std::optional<unsigned> pos;
     for (unsigned i = 0; i < map.getNumResults(); ++i)
-      if (loop >= 0 && map.getDimPosition(i) == loop)
+      if (loop >= 0 && isa<AffineDimExpr>(map.getResult(i)) &&
+          map.getDimPosition(i) == loop)
         pos = i;
     if (!pos) {
       sizes.push_back(b.getIndexAttr(1));
@@ -358,6 +360,243 @@ Value roundOutput(IRRewriter &rewriter, RoundedOutput &r) {
   return alloc;
 }
 
+/// An elementwise consumer of a convolution's output folded into the call
+/// as oneDNN post-ops (ampOnednnConv2dPost_*).
+struct FusedPostOps {
+  linalg::GenericOp reader;
+  Value output;                       // the reader's init: what the call writes
+  int64_t program = 0;                // the runtime's encoding, a byte per op
+  SmallVector<Value> slots;           // the binary ops' operand buffers
+  SmallVector<AffineMap> maps;        // and their indexing maps in the reader
+  SmallVector<Operation *> moveAfter; // deallocations to put after the call
+};
+
+/// Post-op kinds of the runtime's program (lib/Runtime/CPU/Onednn.cpp).
+enum class PostKind : int64_t { Add = 1, Sub, Mul, Div, Relu, GeluErf };
+constexpr unsigned kPostSlots = 6, kMaxPostOps = 8;
+
+/// Whether `v` is the constant +0.0 or -0.0.
+bool isFloatZero(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto attr = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return attr && attr.getValue().isZero();
+}
+
+/// Whether `map` (over the reader's 4 loops) reads only the channel loop
+/// d1, once, with constant 0 results for the other dimensions.
+bool isPerChannel(AffineMap map, MemRefType type) {
+  unsigned channel = 0;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (d.getPosition() != 1)
+        return false;
+      ++channel;
+      continue;
+    }
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!c || c.getValue() != 0 || type.getDimSize(i) != 1)
+      return false;
+  }
+  return channel == 1;
+}
+
+/// The elementwise consumer of `conv`'s output folded into the call: the
+/// output is an allocation of `conv`'s block that `fill` zeroes (beta 0)
+/// and that only `conv`, `fill`, deallocations and one elementwise
+/// linalg.generic later in the block use, as an input; the generic's body
+/// is a chain of post-ops on that input (see the pass description); no op
+/// between `conv` and the generic writes `reads` (the buffers the call
+/// reads, after folding) or the generic's output.
+std::optional<FusedPostOps> fusedPostOps(linalg::LinalgOp conv,
+                                         linalg::FillOp fill,
+                                         ArrayRef<Value> reads) {
+  Value out = conv.getDpsInitOperand(0)->get();
+  auto alloc = out.getDefiningOp<memref::AllocOp>();
+  if (!fill || !alloc || alloc->getBlock() != conv->getBlock() ||
+      !alloc.getType().hasStaticShape())
+    return std::nullopt;
+  FusedPostOps f;
+  OpOperand *read = nullptr;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == conv || user == fill || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (read || !generic)
+      return std::nullopt;
+    read = &use;
+    f.reader = generic;
+  }
+  if (!read)
+    return std::nullopt;
+  linalg::GenericOp g = f.reader;
+  if (!g.hasPureBufferSemantics() || g->getBlock() != conv->getBlock() ||
+      !conv->isBeforeInBlock(g) || g.getNumDpsInits() != 1 ||
+      read->getOperandNumber() >= g.getNumDpsInputs() || g.getNumLoops() != 4 ||
+      g.getNumParallelLoops() != 4)
+    return std::nullopt;
+  MemRefType outType = alloc.getType();
+  f.output = g.getDpsInitOperand(0)->get();
+  auto resultType = cast<MemRefType>(f.output.getType());
+  if (resultType.getShape() != outType.getShape() ||
+      !(resultType.getElementType().isF32() ||
+        resultType.getElementType().isBF16()) ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+      !g.getMatchingIndexingMap(read).isIdentity())
+    return std::nullopt;
+
+  // The chain, op by op in the body.
+  Block &body = g.getRegion().front();
+  Value cur = body.getArgument(read->getOperandNumber());
+  SmallVector<int64_t> ops;
+  DenseMap<Value, unsigned> slotOf;
+  bool rounded = false;
+  auto operandSlot = [&](Value v) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &body ||
+        arg.getArgNumber() >= g.getNumDpsInputs() ||
+        arg.getArgNumber() == read->getOperandNumber())
+      return std::nullopt;
+    OpOperand *operand = g.getDpsInputOperand(arg.getArgNumber());
+    Value buffer = operand->get();
+    auto type = cast<MemRefType>(buffer.getType());
+    AffineMap map = g.getMatchingIndexingMap(operand);
+    if (!type.getElementType().isF32() ||
+        !(isPerChannel(map, type) ||
+          (map.isIdentity() && type.getShape() == outType.getShape())))
+      return std::nullopt;
+    auto it = slotOf.find(buffer);
+    if (it != slotOf.end())
+      return it->second;
+    if (f.slots.size() == kPostSlots)
+      return std::nullopt;
+    slotOf[buffer] = f.slots.size();
+    f.slots.push_back(buffer);
+    f.maps.push_back(map);
+    return f.slots.size() - 1;
+  };
+  auto ops_ = body.without_terminator();
+  for (auto it = ops_.begin(); it != ops_.end(); ++it) {
+    Operation *o = &*it;
+    if (auto trunc = dyn_cast<arith::TruncFOp>(o)) {
+      if (rounded || trunc.getIn() != cur || trunc.getRoundingmodeAttr() ||
+          !trunc.getType().isBF16() || !cur.getType().isF32())
+        return std::nullopt;
+      // autocast's bf16 result of the convolution, widened again for its
+      // consumer: the fused chain reads the f32 accumulator instead.
+      auto next = std::next(it);
+      auto ext = next != ops_.end() ? dyn_cast<arith::ExtFOp>(&*next)
+                                    : arith::ExtFOp();
+      if (ops.empty() && ext && ext.getIn() == trunc.getResult() &&
+          ext.getType().isF32() && trunc->hasOneUse() &&
+          cur == body.getArgument(read->getOperandNumber())) {
+        cur = ext.getResult();
+        it = next;
+        continue;
+      }
+      rounded = true;
+      cur = trunc.getResult();
+      continue;
+    }
+    std::optional<PostKind> kind;
+    Value other;
+    if (auto cmp = dyn_cast<arith::CmpFOp>(o)) {
+      // ReLU: select(cmpf ugt x, 0, x, 0) (NaN stays NaN).
+      auto next = std::next(it);
+      auto sel = next != ops_.end() ? dyn_cast<arith::SelectOp>(&*next)
+                                    : arith::SelectOp();
+      if (cmp.getPredicate() != arith::CmpFPredicate::UGT ||
+          cmp.getLhs() != cur || !isFloatZero(cmp.getRhs()) || !sel ||
+          sel.getCondition() != cmp.getResult() || !cmp->hasOneUse() ||
+          sel.getTrueValue() != cur || !isFloatZero(sel.getFalseValue()))
+        return std::nullopt;
+      ops.push_back(int64_t(PostKind::Relu));
+      cur = sel.getResult();
+      it = next;
+      continue;
+    }
+    if (auto max = dyn_cast<arith::MaximumFOp>(o)) {
+      Value x = max.getLhs() == cur ? max.getRhs() : max.getLhs();
+      if ((max.getLhs() != cur && max.getRhs() != cur) || !isFloatZero(x))
+        return std::nullopt;
+      ops.push_back(int64_t(PostKind::Relu));
+      cur = max.getResult();
+      continue;
+    }
+    if (rounded || o->getNumOperands() != 2 || o->getNumResults() != 1)
+      return std::nullopt;
+    Value lhs = o->getOperand(0), rhs = o->getOperand(1);
+    bool commutative = isa<arith::AddFOp, arith::MulFOp>(o);
+    if (isa<arith::AddFOp>(o))
+      kind = PostKind::Add;
+    else if (isa<arith::MulFOp>(o))
+      kind = PostKind::Mul;
+    else if (isa<arith::SubFOp>(o))
+      kind = PostKind::Sub;
+    else if (isa<arith::DivFOp>(o))
+      kind = PostKind::Div;
+    if (!kind || !cur.getType().isF32())
+      return std::nullopt;
+    if (lhs == cur && rhs != cur)
+      other = rhs;
+    else if (commutative && rhs == cur && lhs != cur)
+      other = lhs;
+    else
+      return std::nullopt;
+    std::optional<unsigned> slot = operandSlot(other);
+    if (!slot)
+      return std::nullopt;
+    ops.push_back(int64_t(*kind) | int64_t(*slot) << 3);
+    cur = o->getResult(0);
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (ops.empty() || ops.size() > kMaxPostOps ||
+      yield.getValues().size() != 1 || yield.getValues()[0] != cur ||
+      cur.getType() != resultType.getElementType())
+    return std::nullopt;
+  for (auto [i, op] : llvm::enumerate(ops))
+    f.program |= op << (8 * i);
+
+  // The call moves down to the reader: nothing in between may write what it
+  // reads or its output; deallocations of what it reads go after it.
+  llvm::SmallPtrSet<Value, 8> protect;
+  for (Value v : reads)
+    protect.insert(rootBuffer(v));
+  protect.insert(rootBuffer(f.output));
+  if (llvm::any_of(f.slots, [&](Value v) {
+        return rootBuffer(v) == rootBuffer(f.output);
+      }))
+    return std::nullopt;
+  for (Operation *o = conv->getNextNode(); o != g; o = o->getNextNode()) {
+    if (o == fill.getOperation())
+      continue;
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(o)) {
+      if (dealloc.getMemref() == out)
+        continue;
+      if (protect.contains(rootBuffer(dealloc.getMemref())))
+        f.moveAfter.push_back(o);
+      continue;
+    }
+    if (isMemoryEffectFree(o) || isa<memref::AllocOp>(o))
+      continue;
+    SmallVector<Value> written;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(o)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return std::nullopt;
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        written.push_back(init.get());
+    } else if (auto copy = dyn_cast<memref::CopyOp>(o)) {
+      written.push_back(copy.getTarget());
+    } else {
+      return std::nullopt;
+    }
+    for (Value w : written)
+      if (protect.contains(rootBuffer(w)) || rootBuffer(w) == out)
+        return std::nullopt;
+  }
+  return f;
+}
+
 /// The runtime function `name` taking `operands`' types (declared once,
 /// private, with a C interface wrapper).
 func::FuncOp getOrDeclare(ModuleOp module, SymbolTable &symbols, StringRef name,
@@ -470,6 +709,7 @@ struct AmpCpuOnednnContractionsPass
       std::optional<FoldedPad> pad;
       std::optional<FoldedCast> casts[2];
       std::optional<RoundedOutput> rounded;
+      std::optional<FusedPostOps> fused;
       if (call->kind == OnednnCall::Kind::Matmul) {
         args.push_back(canonicalView(rewriter, loc,
                                      op.getDpsInputOperand(0)->get(), maps[0],
@@ -491,7 +731,19 @@ struct AmpCpuOnednnContractionsPass
                                     : ArrayRef<Operation *>());
           casts[1] = foldedCast(op.getDpsInputOperand(1)->get(), op, {});
         }
-        if (call->a.isBF16())
+        if (postOps) {
+          Value input = casts[0] ? casts[0]->source
+                        : pad    ? pad->source
+                                 : op.getDpsInputOperand(0)->get();
+          Value filter =
+              casts[1] ? casts[1]->source : op.getDpsInputOperand(1)->get();
+          fused = fusedPostOps(op, fill, {input, filter});
+          // The call goes where the consumer was (its operands are computed
+          // after the convolution).
+          if (fused)
+            rewriter.setInsertionPoint(fused->reader);
+        }
+        if (call->a.isBF16() && !fused)
           rounded = roundedOutput(op, fill);
         Value roundedBuffer =
             rounded ? roundOutput(rewriter, *rounded) : Value();
@@ -499,6 +751,8 @@ struct AmpCpuOnednnContractionsPass
           Value buffer = operand.get();
           if (rounded && operand.getOperandNumber() == 2)
             buffer = roundedBuffer;
+          if (fused && operand.getOperandNumber() == 2)
+            buffer = fused->output;
           if (pad && operand.getOperandNumber() == 0)
             buffer = pad->source;
           if (operand.getOperandNumber() < 2 &&
@@ -518,28 +772,63 @@ struct AmpCpuOnednnContractionsPass
         for (int64_t p : {pad ? pad->top : 0, pad ? pad->left : 0})
           args.push_back(arith::ConstantIndexOp::create(rewriter, loc, p));
       }
-      args.push_back(arith::ConstantOp::create(
-          rewriter, loc, rewriter.getF32FloatAttr(fill ? 0.0f : 1.0f)));
+      if (fused) {
+        // bf16Products, the program, the six operand slots (the unused ones
+        // repeat an operand, or a 1-element scratch buffer).
+        args.push_back(arith::ConstantOp::create(
+            rewriter, loc, rewriter.getI64IntegerAttr(casts[0] || casts[1])));
+        args.push_back(arith::ConstantOp::create(
+            rewriter, loc, rewriter.getI64IntegerAttr(fused->program)));
+        SmallVector<Value> slots;
+        for (auto [buffer, map] : llvm::zip(fused->slots, fused->maps))
+          slots.push_back(
+              canonicalView(rewriter, loc, buffer, map, {0, 1, 2, 3}));
+        if (slots.empty()) {
+          auto scratch = memref::AllocaOp::create(
+              rewriter, loc,
+              MemRefType::get({1, 1, 1, 1}, rewriter.getF32Type()));
+          slots.push_back(canonicalView(rewriter, loc, scratch,
+                                        rewriter.getMultiDimIdentityMap(4),
+                                        {0, 1, 2, 3}));
+        }
+        while (slots.size() < kPostSlots)
+          slots.push_back(slots.front());
+        args.append(slots);
+      } else {
+        args.push_back(arith::ConstantOp::create(
+            rewriter, loc, rewriter.getF32FloatAttr(fill ? 0.0f : 1.0f)));
+      }
       SmallVector<Type> types;
       for (Value v : args)
         types.push_back(v.getType());
       std::string name = call->functionName();
-      if (casts[0] || casts[1] || rounded) {
+      if (casts[0] || casts[1] || rounded || fused) {
         auto element = [](Value v) {
           return cast<MemRefType>(v.getType()).getElementType().isF32()
                      ? "f32"
                      : "bf16";
         };
-        name = std::string(casts[0] || casts[1] ? "ampOnednnConv2dBf16_"
-                                                : "ampOnednnConv2dNchwFchw_") +
-               element(args[0]) + "_" + element(args[1]) + "_" +
-               element(args[2]);
+        name =
+            std::string(fused                  ? "ampOnednnConv2dPost_"
+                        : casts[0] || casts[1] ? "ampOnednnConv2dBf16_"
+                                               : "ampOnednnConv2dNchwFchw_") +
+            element(args[0]) + "_" + element(args[1]) + "_" + element(args[2]);
       }
       func::FuncOp callee = getOrDeclare(module, symbols, name, types);
-      func::CallOp::create(rewriter, loc, callee, args);
+      auto callOp = func::CallOp::create(rewriter, loc, callee, args);
+      Value convOutput = op.getDpsInitOperand(0)->get();
       rewriter.eraseOp(op);
       if (fill)
         rewriter.eraseOp(fill);
+      if (fused) {
+        rewriter.eraseOp(fused->reader);
+        for (Operation *dealloc : fused->moveAfter)
+          rewriter.moveOpAfter(dealloc, callOp);
+        Operation *alloc = convOutput.getDefiningOp();
+        for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+          rewriter.eraseOp(user); // deallocations
+        rewriter.eraseOp(alloc);
+      }
       if (pad)
         for (Operation *dead : pad->erased)
           rewriter.eraseOp(dead);
