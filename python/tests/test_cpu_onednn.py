@@ -539,6 +539,9 @@ def _compiled_post_ops(module, args, autocast, post_ops):
     names = {f"ampOnednnConv2d{kind}_{a}_{b}_{c}"
              for kind in ("Post", "NchwFchw", "Bf16")
              for a in ("f32", "bf16") for b in ("f32", "bf16") for c in ("f32", "bf16")}
+    names |= {f"ampOnednnMatmulPost_{t}_{s}" for t in ("f32_f32_f32", "bf16_bf16_f32",
+                                                       "bf16_bf16_bf16")
+              for s in ("f32", "bf16")}
     calls = {n for n in names if m.function_attribute(n, "sym_name") is not None}
     exe = amp.compile(exported.text, pipeline=pipeline, opt_level=1)
     return CompiledModule(exported, exe, pipeline, "cpu", 0.0), calls
@@ -622,3 +625,98 @@ def test_conv_post_ops_without_onednn_implementation_apply_them_in_a_loop():
                      "without them and a loop applies them") == 1, err
     got, want = pickle.loads(out.stdout), _post_ops_case_output()
     np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=1e-2)
+
+
+class _MlpBlock:
+    """A transformer MLP: x + fc2(gelu(fc1(x))) (or without the residual),
+    odd widths."""
+
+    @staticmethod
+    def build(torch, d, hidden, residual):
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = torch.nn.Linear(d, hidden)
+                self.fc2 = torch.nn.Linear(hidden, d)
+
+            def forward(self, x):
+                y = self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+                return x + y if residual else y
+
+        return M().eval()
+
+
+@onednn
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("d,hidden", [(20, 37), (64, 256)])
+def test_linear_bias_gelu_residual_post_ops_match_unfused_and_pytorch(autocast, residual,
+                                                                       d, hidden):
+    """A Linear's bias, erf-GELU and the residual add folded into the
+    oneDNN matmul as post-ops (ampOnednnMatmulPost_*) against the unfused
+    path (onednn-post-ops=false) and PyTorch f32: f32 to 1e-5; autocast
+    within 1.5x torch.autocast's own error (the fused bf16 bias + GELU is
+    computed in f32 and rounded once, as PyTorch's; the loop rounded each
+    op) and close to the unfused result. Odd widths (20 -> 37)."""
+    torch = pytest.importorskip("torch")
+    if autocast and not AVX512:
+        pytest.skip("the bf16 matmul runs on code generation without AVX-512")
+    torch.manual_seed(2)
+    module = _MlpBlock.build(torch, d, hidden, residual)
+    x = torch.randn(3, 5, d)
+    with torch.no_grad():
+        ref = module(x).double()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch_err = float((module(x).double() - ref).norm() / ref.norm())
+    fused, calls = _compiled_post_ops(module, (x,), autocast, True)
+    unfused, plain = _compiled_post_ops(module, (x,), autocast, False)
+    assert {c for c in calls if "MatmulPost" in c}, calls
+    assert not {c for c in plain if "Post" in c}, plain
+    for _ in range(2):
+        y, y0 = fused(x).double(), unfused(x).double()
+        err = float((y - ref).norm() / ref.norm())
+        if autocast is None:
+            assert err <= 1e-5, err
+            np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=1e-5, atol=1e-5)
+        else:
+            assert 0 < err <= max(1.5 * torch_err, 1e-2), (err, torch_err)
+            assert float((y - y0).norm() / y0.norm()) <= 1e-2
+
+
+def _mlp_post_ops_output():
+    """The fused autocast MLP block above (64 -> 256, residual) on fixed
+    inputs, as float32 numpy."""
+    import torch
+    torch.manual_seed(2)
+    module = _MlpBlock.build(torch, 64, 256, True)
+    x = torch.randn(3, 5, 64)
+    fused, calls = _compiled_post_ops(module, (x,), ("cpu", "bfloat16"), True)
+    assert {c for c in calls if "MatmulPost" in c}, calls
+    return fused(x).float().numpy()
+
+
+@onednn
+@avx512
+def test_matmul_post_ops_without_onednn_implementation_apply_them_in_a_loop():
+    """oneDNN capped to AVX2 has no bf16 matmul: the fused call computes the
+    matmul with the reference loop and applies its post-ops with a loop,
+    says so once, and gives the fused call's numbers (within bf16
+    rounding)."""
+    pytest.importorskip("torch")
+    import os
+    import pickle
+    import subprocess
+    import sys
+    child = ("import pickle, sys, test_cpu_onednn as t\n"
+             "sys.stdout.buffer.write(pickle.dumps(t._mlp_post_ops_output()))\n")
+    env = dict(os.environ, DNNL_MAX_CPU_ISA="AVX2")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__),
+                                         os.path.dirname(amp.__path__[0])])
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True,
+                         timeout=300)
+    err = out.stderr.decode()
+    assert out.returncode == 0, err[-2000:]
+    assert err.count("remark: ampOnednnMatmulPost bf16 x bf16 -> bf16: oneDNN does not take "
+                     "these post-ops on this CPU") == 1, err
+    got, want = pickle.loads(out.stdout), _mlp_post_ops_output()
+    np.testing.assert_allclose(got, want, rtol=2 ** -6, atol=2e-2)

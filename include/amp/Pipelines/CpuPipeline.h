@@ -45,10 +45,10 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init("codegen")};
   PassOptions::Option<bool> onednnPostOps{
       *this, "onednn-post-ops",
-      llvm::cl::desc("With gemm=onednn: fold a convolution's elementwise "
-                     "consumer (batch norm, ReLU, residual add) into the "
-                     "oneDNN call as post-ops (amp-cpu-onednn-contractions "
-                     "post-ops)"),
+      llvm::cl::desc("With gemm=onednn: fold the elementwise consumer of a "
+                     "convolution or matmul (batch norm, ReLU, bias, GELU, "
+                     "residual add) into the oneDNN call as post-ops "
+                     "(amp-cpu-onednn-contractions post-ops)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> parallel{
       *this, "parallel",

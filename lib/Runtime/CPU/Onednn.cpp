@@ -954,6 +954,64 @@ void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
   referenceMatmul(a, b, c, ea, eb, ec, beta);
 }
 
+/// C = A B (no accumulation into C) followed by the element-wise
+/// post-ops of `program` on the f32 accumulators, rounded to `ec`: one
+/// oneDNN matmul with post-ops (a Linear's bias per column, GELU, a
+/// residual), else the matmul into an f32 buffer and a loop (said once).
+void matmulPost(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
+                Elem ea, Elem eb, Elem ec, int64_t program,
+                MemRef<3> *const *slots) {
+  std::vector<PostOp> ops = decodePostOps(program);
+  if (c->sizes[0] == 0 || c->sizes[1] == 0 || c->sizes[2] == 0)
+    return;
+#ifdef AMP_HAVE_ONEDNN
+  if (a->sizes[2] != 0 && a->sizes[1] == c->sizes[1] &&
+      b->sizes[2] == c->sizes[2] && a->sizes[2] == b->sizes[1] &&
+      a->sizes[0] == 1 && b->sizes[0] == 1 && c->sizes[0] == 1) {
+    std::vector<int64_t> key = {4, int64_t(ea), int64_t(eb), int64_t(ec)};
+    appendKey(key, a);
+    appendKey(key, b);
+    appendKey(key, c);
+    appendPostKey(key, program, ops, slots);
+    dnnl::primitive prim;
+    bool ok = lookup(
+        key,
+        [&] {
+          dnnl::memory::desc ad = describe(a, ea), bd = describe(b, eb),
+                             cd = describe(c, ec);
+          dnnl::primitive_attr attr = postOpsAttr(ops, slots);
+#if DNNL_VERSION_MAJOR >= 3
+          dnnl::matmul::primitive_desc pd(engine(), ad, bd, cd, attr);
+#else
+          dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr,
+                                          engine());
+#endif
+          return dnnl::primitive(dnnl::matmul(pd));
+        },
+        prim);
+    if (ok) {
+      dnnl::memory am(describe(a, ea), engine(), data(a, ea)),
+          bm(describe(b, eb), engine(), data(b, eb)),
+          cm(describe(c, ec), engine(), data(c, ec));
+      std::unordered_map<int, dnnl::memory> args = {
+          {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+      for (const auto &[arg, mem] : postOpArgs(ops, slots))
+        args.emplace(arg, mem);
+      prim.execute(stream(), args);
+      stream().wait();
+      return;
+    }
+  }
+#endif
+  warnPostOpsFallback(std::string("ampOnednnMatmulPost ") + name(ea) + " x " +
+                      name(eb) + " -> " + name(ec));
+  thread_local std::vector<float> storage;
+  MemRef<3> acc = denseF32(c, storage);
+  matmul(a, b, &acc, 0.0f, ea, eb, Elem::F32);
+  referencePostOps(reinterpret_cast<const float *>(acc.aligned), c, ec, ops,
+                   slots);
+}
+
 void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
             int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
             int64_t pl, float beta, Elem ei, Elem ef, Elem eo,
@@ -1176,6 +1234,27 @@ AMP_MATMUL(f32, f32, f32, F32, F32, F32)
 AMP_MATMUL(bf16, bf16, f32, BF16, BF16, F32)
 AMP_MATMUL(bf16, bf16, bf16, BF16, BF16, BF16)
 #undef AMP_MATMUL
+
+// _mlir_ciface_ampOnednnMatmulPost_<A>_<B>_<C>_<S>(A, B, C, program, S0,
+// ..., S5): C = A B (rank-3 views, batch 1) with the element-wise post-ops
+// of `program` on the f32 accumulators, their operands S0-S5 rank-3 views
+// of element type S broadcast where a dimension is 1 ([1, 1, N]: per
+// column).
+#define AMP_MATMUL_POST(A, B, C, S, EA, EB, EC)                                \
+  extern "C" void _mlir_ciface_ampOnednnMatmulPost_##A##_##B##_##C##_##S(      \
+      MemRef<3> *a, MemRef<3> *b, MemRef<3> *c, int64_t program,               \
+      MemRef<3> *s0, MemRef<3> *s1, MemRef<3> *s2, MemRef<3> *s3,              \
+      MemRef<3> *s4, MemRef<3> *s5) {                                          \
+    MemRef<3> *const slots[kPostSlots] = {s0, s1, s2, s3, s4, s5};             \
+    matmulPost(a, b, c, Elem::EA, Elem::EB, Elem::EC, program, slots);         \
+  }
+AMP_MATMUL_POST(f32, f32, f32, f32, F32, F32, F32)
+AMP_MATMUL_POST(f32, f32, f32, bf16, F32, F32, F32)
+AMP_MATMUL_POST(bf16, bf16, f32, f32, BF16, BF16, F32)
+AMP_MATMUL_POST(bf16, bf16, f32, bf16, BF16, BF16, F32)
+AMP_MATMUL_POST(bf16, bf16, bf16, f32, BF16, BF16, BF16)
+AMP_MATMUL_POST(bf16, bf16, bf16, bf16, BF16, BF16, BF16)
+#undef AMP_MATMUL_POST
 
 #define AMP_CONV(A, B, C, EA, EB, EC)                                          \
   extern "C" void _mlir_ciface_ampOnednnConv2dNchwFchw_##A##_##B##_##C(        \

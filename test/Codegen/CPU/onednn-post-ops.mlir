@@ -193,3 +193,108 @@ func.func @not_folded(%i: memref<1x3x9x9xf32>, %f: memref<5x3x3x3xf32>, %mean: m
   }
   return %r, %r2, %r3, %o3 : memref<1x5x7x7xf32>, memref<1x5x7x7xf32>, memref<1x5x7x7xf32>, memref<1x5x7x7xf32>
 }
+
+// -----
+
+// A Linear's matmul (transposed B) whose 512 x 64 result a generic reads
+// through torch-mlir's 4 x 128 x 64 view: bias (per column: the last loop
+// only) + erf-GELU (x * ((erf(x / sqrt 2) + 1) * 0.5)) become post-ops
+// add slot 0 (1) and gelu_erf (6): 1 | 6 << 8 = 1537; the call writes the
+// generic's output viewed as [1, 512, 64], the bias as [1, 1, 64].
+// CHECK-LABEL: func @linear_bias_gelu
+// CHECK: %[[C:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 512, 64], strides: [32768, 64, 1]
+// CHECK: %[[PROGRAM:.*]] = arith.constant 1537 : i64
+// CHECK: %[[BIAS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 1, %{{.*}}], strides: [0, 0, %{{.*}}]
+// CHECK: call @ampOnednnMatmulPost_f32_f32_f32_f32(%{{.*}}, %{{.*}}, %[[C]], %[[PROGRAM]], %[[BIAS]], %[[BIAS]], %[[BIAS]], %[[BIAS]], %[[BIAS]], %[[BIAS]])
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.expand_shape
+// OFF-LABEL: func @linear_bias_gelu
+// OFF: call @ampOnednnMatmul_f32_f32_f32(
+// OFF: linalg.generic
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+func.func @linear_bias_gelu(%x: memref<512x32xf32>, %w: memref<64x32xf32>, %b: memref<64xf32>) -> memref<4x128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %sqrt2 = arith.constant 1.41421354 : f32
+  %o = memref.alloc() {alignment = 64 : i64} : memref<512x64xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<512x64xf32>)
+  linalg.matmul indexing_maps = [#a, #bt, #c] {amp_cpu.onednn} ins(%x, %w : memref<512x32xf32>, memref<64x32xf32>) outs(%o : memref<512x64xf32>)
+  %v = memref.expand_shape %o [[0, 1], [2]] output_shape [4, 128, 64] : memref<512x64xf32> into memref<4x128x64xf32>
+  %r = memref.alloc() {alignment = 64 : i64} : memref<4x128x64xf32>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v, %b : memref<4x128x64xf32>, memref<64xf32>) outs(%r : memref<4x128x64xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %in, %bias : f32
+    %1 = arith.divf %0, %sqrt2 : f32
+    %2 = math.erf %1 : f32
+    %3 = arith.addf %2, %one : f32
+    %4 = arith.mulf %3, %half : f32
+    %5 = arith.mulf %0, %4 : f32
+    linalg.yield %5 : f32
+  }
+  memref.dealloc %o : memref<512x64xf32>
+  return %r : memref<4x128x64xf32>
+}
+
+// -----
+
+// Autocast's form: the accumulator rounded to bf16, a bf16 bias and a bf16
+// GELU chain: computed in f32 by oneDNN with one rounding at the end (a bf16
+// output); the bf16 operand sets bit 6 of its op: 0x41 | 6 << 8 = 1601.
+// Then a matmul + bias + f32 residual (full size: [1, M, N]) in f32:
+// add slot 0, add slot 1: 1 | 9 << 8 = 2305.
+// CHECK-LABEL: func @linear_autocast_and_residual
+// CHECK-DAG: arith.constant 1601 : i64
+// CHECK: call @ampOnednnMatmulPost_bf16_bf16_bf16_bf16(
+// CHECK-DAG: arith.constant 2305 : i64
+// CHECK: %[[RES:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 512, 64], strides: [32768, 64, 1]
+// CHECK: call @ampOnednnMatmulPost_f32_f32_f32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RES]],
+// CHECK-NOT: linalg.generic
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+func.func @linear_autocast_and_residual(%x: memref<512x32xbf16>, %w: memref<64x32xbf16>, %b: memref<64xbf16>,
+                                        %xf: memref<512x32xf32>, %wf: memref<64x32xf32>, %bf: memref<64xf32>,
+                                        %res: memref<4x128x64xf32>) -> (memref<4x128x64xbf16>, memref<4x128x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : bf16
+  %half = arith.constant 0.5 : bf16
+  %sqrt2 = arith.constant 1.414060e+00 : bf16
+  %o = memref.alloc() {alignment = 64 : i64} : memref<512x64xf32>
+  linalg.fill ins(%zero : f32) outs(%o : memref<512x64xf32>)
+  linalg.matmul indexing_maps = [#a, #bt, #c] {amp_cpu.onednn} ins(%x, %w : memref<512x32xbf16>, memref<64x32xbf16>) outs(%o : memref<512x64xf32>)
+  %v = memref.expand_shape %o [[0, 1], [2]] output_shape [4, 128, 64] : memref<512x64xf32> into memref<4x128x64xf32>
+  %r = memref.alloc() {alignment = 64 : i64} : memref<4x128x64xbf16>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v, %b : memref<4x128x64xf32>, memref<64xbf16>) outs(%r : memref<4x128x64xbf16>) {
+  ^bb0(%in: f32, %bias: bf16, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    %0 = arith.addf %t, %bias : bf16
+    %1 = arith.divf %0, %sqrt2 : bf16
+    %2 = math.erf %1 : bf16
+    %3 = arith.addf %2, %one : bf16
+    %4 = arith.mulf %3, %half : bf16
+    %5 = arith.mulf %0, %4 : bf16
+    linalg.yield %5 : bf16
+  }
+  %o2 = memref.alloc() {alignment = 64 : i64} : memref<512x64xf32>
+  linalg.fill ins(%zero : f32) outs(%o2 : memref<512x64xf32>)
+  linalg.matmul indexing_maps = [#a, #bt, #c] {amp_cpu.onednn} ins(%xf, %wf : memref<512x32xf32>, memref<64x32xf32>) outs(%o2 : memref<512x64xf32>)
+  %v2 = memref.expand_shape %o2 [[0, 1], [2]] output_shape [4, 128, 64] : memref<512x64xf32> into memref<4x128x64xf32>
+  %r2 = memref.alloc() {alignment = 64 : i64} : memref<4x128x64xf32>
+  linalg.generic {indexing_maps = [#id, #col, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v2, %bf, %res : memref<4x128x64xf32>, memref<64xf32>, memref<4x128x64xf32>) outs(%r2 : memref<4x128x64xf32>) {
+  ^bb0(%in: f32, %bias: f32, %y: f32, %out: f32):
+    %0 = arith.addf %in, %bias : f32
+    %1 = arith.addf %y, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return %r, %r2 : memref<4x128x64xbf16>, memref<4x128x64xf32>
+}

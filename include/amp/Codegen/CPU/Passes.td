@@ -182,7 +182,16 @@ def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
       of the convolution, widened for the batch norm) is dropped: the
       fused chain reads the f32 accumulator (one rounding fewer, at most
       half a bf16 ulp before the batch norm). Other chains, bf16 or
-      non-channel operands, more than 6 operands or 8 ops stay unfused.
+      non-channel operands, more than 6 operands or 8 ops stay unfused;
+    - likewise a `linalg.matmul` (no batch loop, C indexed (m, n)) whose
+      zero-filled M x N output one elementwise generic reads, directly or
+      through one `memref.expand_shape` (torch-mlir's 4 x 128 x N view), to
+      `ampOnednnMatmulPost_<A>_<B>_<C>_<S>`: operands per column (a
+      Linear's bias) or full-size contiguous (a residual), all of element
+      type S (f32 or bf16); the chain may also hold an erf-GELU (x * ((erf(x
+      / sqrt 2) + 1) * 0.5), oneDNN's eltwise_gelu_erf), and a leading
+      `truncf` of the accumulator followed by bf16 ops (autocast's bias +
+      GELU), which oneDNN computes in f32 with one rounding at the end.
     The call computes C = A * B + beta * C, beta 1, or 0 when a zero fill of
     C right before the op (bufferization's zeroed accumulator, in a buffer
     of the function that the inputs are no views of, with a non-empty
@@ -191,8 +200,8 @@ def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
   }];
   let options = [
     Option<"postOps", "post-ops", "bool", /*default=*/"true",
-           "Fold an elementwise consumer (batch norm, ReLU, residual add) "
-           "into the convolution as oneDNN post-ops">,
+           "Fold an elementwise consumer (batch norm, ReLU, bias, GELU, "
+           "residual add) into the convolution or matmul as oneDNN post-ops">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect"];
