@@ -720,3 +720,42 @@ def test_matmul_post_ops_without_onednn_implementation_apply_them_in_a_loop():
                      "these post-ops on this CPU") == 1, err
     got, want = pickle.loads(out.stdout), _mlp_post_ops_output()
     np.testing.assert_allclose(got, want, rtol=2 ** -6, atol=2e-2)
+
+
+@onednn
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+def test_multihead_attention_projection_post_ops_match_unfused_and_pytorch(autocast):
+    """nn.MultiheadAttention (embed 24, 3 heads): the input projection's bias
+    (a 3 x 24 view of the 72 columns, read by two loops) and the output
+    projection's bias as matmul post-ops, against the unfused path and
+    PyTorch f32."""
+    torch = pytest.importorskip("torch")
+    if autocast and not AVX512:
+        pytest.skip("the bf16 matmul runs on code generation without AVX-512")
+    torch.manual_seed(3)
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = torch.nn.MultiheadAttention(24, 3, batch_first=True)
+
+        def forward(self, x):
+            return self.attn(x, x, x, need_weights=False)[0]
+
+    module = M().eval()
+    x = torch.randn(2, 7, 24)
+    with torch.no_grad():
+        ref = module(x).double()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch_err = float((module(x).double() - ref).norm() / ref.norm())
+    fused, calls = _compiled_post_ops(module, (x,), autocast, True)
+    unfused, _ = _compiled_post_ops(module, (x,), autocast, False)
+    assert len({c for c in calls if "MatmulPost" in c}) >= 1, calls
+    y, y0 = fused(x).double(), unfused(x).double()
+    err = float((y - ref).norm() / ref.norm())
+    if autocast is None:
+        assert err <= 1e-5, err
+        np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=1e-5, atol=1e-5)
+    else:
+        assert 0 < err <= max(1.5 * torch_err, 1e-2), (err, torch_err)
+        assert float((y - y0).norm() / y0.norm()) <= 1e-2

@@ -723,17 +723,30 @@ fusedMatmulPostOps(linalg::LinalgOp op, const OnednnCall &call,
   if (cMap.getNumResults() != 2 || cMap.getDimPosition(0) != unsigned(call.m) ||
       cMap.getDimPosition(1) != unsigned(call.n))
     return std::nullopt;
+  // C: an allocation, or a collapse_shape of one that keeps its last
+  // dimension as N (torch-mlir's 128 x 4 x 768 buffer as 512 x 768).
   Value out = op.getDpsInitOperand(0)->get();
-  auto alloc = out.getDefiningOp<memref::AllocOp>();
+  auto collapse = out.getDefiningOp<memref::CollapseShapeOp>();
+  Value rootValue = collapse ? collapse.getSrc() : out;
+  auto alloc = rootValue.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != op->getBlock() ||
-      !alloc.getType().hasStaticShape())
+      !alloc.getType().hasStaticShape() ||
+      !alloc.getType().getLayout().isIdentity())
     return std::nullopt;
-  int64_t n = alloc.getType().getDimSize(1);
+  int64_t n = cast<MemRefType>(out.getType()).getDimSize(1);
   FusedPostOps f;
   Value seen; // what the reader reads: the allocation or its one view
   SmallVector<Operation *> skip = {fill};
+  SmallVector<int64_t> nLoops; // the reader's loops that N was split into
+  if (collapse) {
+    if (collapse.getReassociationIndices().back().size() != 1 ||
+        llvm::any_of(collapse->getUsers(),
+                     [&](Operation *u) { return u != op && u != fill; }))
+      return std::nullopt;
+    skip.push_back(collapse);
+  }
   for (Operation *user : alloc->getUsers()) {
-    if (user == op || user == fill)
+    if (user == op || user == fill || user == collapse)
       continue;
     if (isa<memref::DeallocOp>(user)) {
       skip.push_back(user);
@@ -746,9 +759,10 @@ fusedMatmulPostOps(linalg::LinalgOp op, const OnednnCall &call,
         return std::nullopt;
       skip.push_back(expand);
       seen = expand.getResult();
+      nLoops = llvm::to_vector(expand.getReassociationIndices().back());
       f.reader = dyn_cast<linalg::GenericOp>(*expand->getUsers().begin());
     } else {
-      seen = out;
+      seen = rootValue;
       f.reader = dyn_cast<linalg::GenericOp>(user);
     }
     if (!f.reader)
@@ -772,11 +786,13 @@ fusedMatmulPostOps(linalg::LinalgOp op, const OnednnCall &call,
   if (!read || !g.getMatchingIndexingMap(read).isIdentity() ||
       !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
       resultType.getShape() != seenType.getShape() ||
-      !resultType.getLayout().isIdentity() || seenType.getShape().back() != n ||
+      !resultType.getLayout().isIdentity() ||
+      (nLoops.empty() && seenType.getShape().back() != n) ||
       !(resultType.getElementType().isF32() ||
         resultType.getElementType().isBF16()))
     return std::nullopt;
-  unsigned last = g.getNumLoops() - 1;
+  if (nLoops.empty())
+    nLoops.push_back(g.getNumLoops() - 1);
   Block &body = g.getRegion().front();
   DenseMap<Value, unsigned> slotOf;
   slotType = Type();
@@ -790,18 +806,21 @@ fusedMatmulPostOps(linalg::LinalgOp op, const OnednnCall &call,
     Value buffer = operand->get();
     auto type = cast<MemRefType>(buffer.getType());
     AffineMap map = g.getMatchingIndexingMap(operand);
-    bool perColumn = map.getNumResults() >= 1;
-    unsigned columns = 0;
+    // Per column: the loops of N only, in order (a bias of 3 x 256 read by
+    // the two loops that a 768-wide N was split into is N contiguous
+    // values), unit dimensions indexed by 0 elsewhere.
+    bool perColumn = true;
+    SmallVector<int64_t> columns;
     for (auto [i, e] : llvm::enumerate(map.getResults())) {
       if (auto d = dyn_cast<AffineDimExpr>(e)) {
-        perColumn &= d.getPosition() == last;
-        ++columns;
+        columns.push_back(d.getPosition());
         continue;
       }
       auto c = dyn_cast<AffineConstantExpr>(e);
       perColumn &= c && c.getValue() == 0 && type.getDimSize(i) == 1;
     }
-    perColumn &= columns == 1;
+    perColumn &= columns == nLoops &&
+                 (columns.size() == 1 || type.getLayout().isIdentity());
     bool full = map.isIdentity() && type.getShape() == seenType.getShape() &&
                 type.getLayout().isIdentity();
     Type element = type.getElementType();
@@ -1059,7 +1078,30 @@ struct AmpCpuOnednnContractionsPass
                                      c.getDimSize(1)));
             continue;
           }
-          int64_t last = map.getNumDims() - 1;
+          unsigned dims = llvm::count_if(map.getResults(), [](AffineExpr e) {
+            return isa<AffineDimExpr>(e);
+          });
+          if (dims > 1) { // contiguous: N values in order
+            auto meta =
+                memref::ExtractStridedMetadataOp::create(rewriter, loc, buffer);
+            slots.push_back(memref::ReinterpretCastOp::create(
+                rewriter, loc,
+                stridedType(
+                    rewriter.getContext(), 3,
+                    cast<MemRefType>(buffer.getType()).getElementType()),
+                meta.getBaseBuffer(), OpFoldResult(meta.getOffset()),
+                ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(c.getDimSize(1))},
+                ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(0),
+                                       rewriter.getIndexAttr(1)}));
+            continue;
+          }
+          int64_t last = -1;
+          for (AffineExpr e : map.getResults())
+            if (auto d = dyn_cast<AffineDimExpr>(e))
+              last = d.getPosition();
           slots.push_back(
               canonicalView(rewriter, loc, buffer, map, {-1, -1, last}));
         }
@@ -1129,16 +1171,16 @@ struct AmpCpuOnednnContractionsPass
       if (fill)
         rewriter.eraseOp(fill);
       if (fused) {
-        Operation *view = nullptr;
-        for (Operation *user : convOutput.getUsers())
-          if (isa<memref::ExpandShapeOp>(user))
-            view = user;
+        // The consumer, then the contraction's output: its views (the
+        // reader's expand_shape, a matmul's collapse_shape), deallocations
+        // and allocation.
         rewriter.eraseOp(fused->reader);
-        if (view)
-          rewriter.eraseOp(view);
         for (Operation *dealloc : fused->moveAfter)
           rewriter.moveOpAfter(dealloc, callOp);
-        Operation *alloc = convOutput.getDefiningOp();
+        Operation *alloc = rootBuffer(convOutput).getDefiningOp();
+        for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+          if (isa<ViewLikeOpInterface>(user))
+            rewriter.eraseOp(user);
         for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
           rewriter.eraseOp(user); // deallocations
         rewriter.eraseOp(alloc);

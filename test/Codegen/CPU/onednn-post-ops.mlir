@@ -298,3 +298,39 @@ func.func @linear_autocast_and_residual(%x: memref<512x32xbf16>, %w: memref<64x3
   }
   return %r, %r2 : memref<4x128x64xbf16>, memref<4x128x64xf32>
 }
+
+// -----
+
+// nn.MultiheadAttention's input projection: C is a collapse_shape of a
+// 128 x 4 x 96 buffer, read through an expand_shape that splits N = 96 into
+// 3 x 32; the bias (3 x 32, read by those two loops) is N contiguous values:
+// a [1, 1, 96] view with unit stride; the collapse, the expand and the
+// buffer go.
+// CHECK-LABEL: func @in_projection_bias
+// CHECK: %[[BIAS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 1, 96], strides: [0, 0, 1]
+// CHECK: call @ampOnednnMatmulPost_f32_f32_f32_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BIAS]],
+// CHECK-NOT: memref.collapse_shape %alloc
+// CHECK-NOT: memref.alloc() {alignment = 64 : i64} : memref<128x4x96xf32>
+// CHECK-NOT: linalg.generic
+#a = affine_map<(m, n, k) -> (m, k)>
+#bt = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#col = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>
+func.func @in_projection_bias(%x: memref<512x32xf32>, %w: memref<96x32xf32>, %b: memref<3x32xf32>) -> memref<1x128x4x3x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %o = memref.alloc() {alignment = 64 : i64} : memref<128x4x96xf32>
+  %oc = memref.collapse_shape %o [[0, 1], [2]] : memref<128x4x96xf32> into memref<512x96xf32>
+  linalg.fill ins(%zero : f32) outs(%oc : memref<512x96xf32>)
+  linalg.matmul indexing_maps = [#a, #bt, #c] {amp_cpu.onednn} ins(%x, %w : memref<512x32xf32>, memref<96x32xf32>) outs(%oc : memref<512x96xf32>)
+  %v = memref.expand_shape %o [[0, 1], [2], [3, 4]] output_shape [1, 128, 4, 3, 32] : memref<128x4x96xf32> into memref<1x128x4x3x32xf32>
+  %r = memref.alloc() {alignment = 64 : i64} : memref<1x128x4x3x32xf32>
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %b : memref<1x128x4x3x32xf32>, memref<3x32xf32>) outs(%r : memref<1x128x4x3x32xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %in, %bias : f32
+    linalg.yield %0 : f32
+  }
+  memref.dealloc %o : memref<128x4x96xf32>
+  return %r : memref<1x128x4x3x32xf32>
+}
