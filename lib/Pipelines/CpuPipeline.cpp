@@ -156,8 +156,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createAmpMpiAbi(abiOptions));
   if (failed(addAmpBufferization(pm, errorMessage)))
     return failure();
-  if (gemm == "onednn")
-    pm.addPass(createAmpCpuOnednnContractions());
+  if (gemm == "onednn") {
+    AmpCpuOnednnContractionsOptions onednnOptions;
+    onednnOptions.postOps = options.onednnPostOps;
+    pm.addPass(createAmpCpuOnednnContractions(onednnOptions));
+  }
   // The bf16 pairs of AVX512-BF16 tiles: one 1-D load per row of pairs.
   pm.addNestedPass<func::FuncOp>(createAmpCpuFlattenPairTransfers());
   // A buffer is held from its first use to its last (use or view's use):
