@@ -144,3 +144,65 @@ def test_bf16_conv_nchw_matches_torch(features, N, C, H, W, F, R, pad, s, d, acc
         ref = ref + c
     assert out.shape == ref.shape
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(C * R * R) * 4)
+
+
+def _cast_weight_module(M, N, K):
+    """A Linear's forward and input gradient under autocast: the f32 weight
+    W (N x K) cast to bf16 in the module and read by y = x @ W^T and
+    dx = dy @ W (on AVX512-BF16 both VNNI packs read the f32 W and round it
+    themselves: no bf16 copy of W)."""
+    maps_nt = ("indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+               "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]")
+    id2 = "affine_map<(d0, d1) -> (d0, d1)>"
+    return f"""
+func.func @f(%x: tensor<{M}x{K}xbf16>, %dy: tensor<{M}x{N}xbf16>, %w: tensor<{N}x{K}xf32>)
+    -> (tensor<{M}x{N}xf32>, tensor<{M}x{K}xf32>) {{
+  %e = tensor.empty() : tensor<{N}x{K}xbf16>
+  %wb = linalg.generic {{indexing_maps = [{id2}, {id2}], iterator_types = ["parallel", "parallel"]}}
+      ins(%w : tensor<{N}x{K}xf32>) outs(%e : tensor<{N}x{K}xbf16>) {{
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }} -> tensor<{N}x{K}xbf16>
+  %z = arith.constant 0.0 : f32
+  %ey = tensor.empty() : tensor<{M}x{N}xf32>
+  %cy = linalg.fill ins(%z : f32) outs(%ey : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  %y = linalg.matmul {maps_nt} ins(%x, %wb : tensor<{M}x{K}xbf16>, tensor<{N}x{K}xbf16>)
+      outs(%cy : tensor<{M}x{N}xf32>) -> tensor<{M}x{N}xf32>
+  %ex = tensor.empty() : tensor<{M}x{K}xf32>
+  %cx = linalg.fill ins(%z : f32) outs(%ex : tensor<{M}x{K}xf32>) -> tensor<{M}x{K}xf32>
+  %dx = linalg.matmul ins(%dy, %wb : tensor<{M}x{N}xbf16>, tensor<{N}x{K}xbf16>)
+      outs(%cx : tensor<{M}x{K}xf32>) -> tensor<{M}x{K}xf32>
+  return %y, %dx : tensor<{M}x{N}xf32>, tensor<{M}x{K}xf32>
+}}
+"""
+
+
+CAST_CASES = [
+    # M, N, K
+    (64, 128, 64),
+    (37, 100, 75),     # odd K (padded pairs: the pack reads the bf16 cast)
+    (13, 80, 48),      # 16-wide panels, K/2 not a multiple of 8
+    (1, 256, 130),     # one row
+    (40, 1, 32),       # N = 1: M x 1 output
+    (24, 64, 1),       # K = 1
+    (256, 1024, 512),  # the MLP's shapes: threads, several cache tiles
+]
+
+
+@pytest.mark.parametrize("features", FEATURES)
+@pytest.mark.parametrize("M,N,K", CAST_CASES)
+def test_cast_weight_packs_match_numpy(features, M, N, K):
+    rng = np.random.default_rng(M * 7 + N * 3 + K)
+    x = rng.standard_normal((M, K)).astype(BF16)
+    dy = rng.standard_normal((M, N)).astype(BF16)
+    w = rng.standard_normal((N, K)).astype(np.float32)
+    exe = amp.compile(_cast_weight_module(M, N, K),
+                      pipeline=f"amp-cpu-pipeline{{cpu-features={features}}}")
+    y, dx = (np.asarray(r) for r in exe.invoke("f", x, dy, w))
+    # The cast rounds to nearest even, as ml_dtypes does.
+    wb = w.astype(BF16).astype(np.float64)
+    ref_y = x.astype(np.float64) @ wb.T
+    ref_dx = dy.astype(np.float64) @ wb
+    np.testing.assert_allclose(y, ref_y, rtol=1e-5, atol=1e-5 * np.sqrt(K) * 4)
+    np.testing.assert_allclose(dx, ref_dx, rtol=1e-5, atol=1e-5 * np.sqrt(N) * 4)

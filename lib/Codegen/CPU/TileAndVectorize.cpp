@@ -411,6 +411,161 @@ int64_t dotPanelWidth(int64_t n, int64_t nr) {
   return 16;
 }
 
+/// The cast `value` is, when it is an elementwise f32 -> bf16 rounding
+/// (autocast's weight cast: a linalg.generic of identity maps whose body is
+/// one `arith.truncf` of its input); null otherwise.
+static arith::TruncFOp truncCastOf(Value value) {
+  auto cast = value.getDefiningOp<linalg::GenericOp>();
+  if (!cast || cast.getNumDpsInputs() != 1 || cast.getNumDpsInits() != 1 ||
+      cast->getNumResults() != 1 || cast.getNumReductionLoops() != 0 ||
+      !llvm::all_of(cast.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Block &body = cast.getRegion().front();
+  auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
+  if (!trunc || trunc.getIn() != body.getArgument(0) ||
+      &body.front() != body.getTerminator()->getPrevNode() ||
+      body.getTerminator()->getOperand(0) != trunc.getResult() ||
+      !trunc.getIn().getType().isF32() || !trunc.getType().isBF16())
+    return {};
+  return trunc;
+}
+
+/// Writes B's VNNI packing `transpose` (see packForBf16Dot: a bf16
+/// [N/n_r, n_r, K/2, 2] -> [N/n_r, K/2, n_r, 2] of a transposed B, N x K, or
+/// [K/2, 2, N/n_r, n_r] -> [N/n_r, K/2, n_r, 2] of a plain one, K x N, each
+/// an expand_shape of B) as vector code: its pairs are 4-byte units, which
+/// linalg.transpose does not know (it keeps the innermost dimension of 2:
+/// amp-cpu-vectorize-transposes leaves it, and its loops moved one bf16 at
+/// a time). Transposed B: blocks of 8 rows x 8 pairs, read as 8 rows of 16
+/// bf16, bitcast to 8 x 8 i32, one vector.transpose, written as 8 rows of 8
+/// pairs. Plain B: per pair row, the two k rows of 32 columns are read and
+/// interleaved by a 2 x 32 vector.transpose. When B is autocast's f32 ->
+/// bf16 cast of an f32 tensor, the pack reads the f32 tensor and rounds
+/// each vector (the same `arith.truncf`): no full-size bf16 copy of B is
+/// made for the pack, and the cast disappears once every reader is a pack.
+/// Returns false (nothing changed) for other shapes.
+static bool vectorizeVnniPack(RewriterBase &rewriter,
+                              linalg::TransposeOp transpose) {
+  auto expand = transpose.getInput().getDefiningOp<tensor::ExpandShapeOp>();
+  auto inType = cast<RankedTensorType>(transpose.getInput().getType());
+  auto outType = cast<RankedTensorType>(transpose.getInit().getType());
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  if (!expand || !transpose.hasPureTensorSemantics() ||
+      !inType.hasStaticShape() || !inType.getElementType().isBF16() ||
+      inType.getRank() != 4 || outType.getDimSize(3) != 2)
+    return false;
+  bool transposedB = perm == ArrayRef<int64_t>{0, 2, 1, 3};
+  if (!transposedB && perm != ArrayRef<int64_t>{2, 0, 3, 1})
+    return false;
+  int64_t panels = outType.getDimSize(0), pairs = outType.getDimSize(1),
+          cols = outType.getDimSize(2);
+  // Block sizes: transposed B, 8 (n) x 8 (pairs); plain B, 1 pair x 32 (n).
+  int64_t blockN = transposedB ? amp::largestDivisorAtMost(cols, 8)
+                  : cols % 32 == 0 ? 32
+                                   : amp::largestDivisorAtMost(cols, 16);
+  int64_t blockK = transposedB ? amp::largestDivisorAtMost(pairs, 8) : 1;
+  if (blockN < 4)
+    return false;
+
+  Location loc = transpose.getLoc();
+  rewriter.setInsertionPoint(transpose);
+  // Read the f32 tensor of a cast through an expand_shape of its own.
+  // (lowerPack pads B even where nothing is padded.)
+  Value source = expand.getSrc();
+  if (auto padOp = source.getDefiningOp<tensor::PadOp>();
+      padOp && padOp.hasZeroLowPad() && padOp.hasZeroHighPad())
+    source = padOp.getSource();
+  arith::TruncFOp trunc = truncCastOf(source);
+  Type readElem = rewriter.getBF16Type();
+  if (trunc) {
+    auto castOp = source.getDefiningOp<linalg::GenericOp>();
+    Value wide = castOp.getDpsInputOperand(0)->get();
+    source = tensor::ExpandShapeOp::create(
+        rewriter, loc, inType.clone(rewriter.getF32Type()), wide,
+        expand.getReassociationIndices());
+    readElem = rewriter.getF32Type();
+  } else {
+    source = expand.getResult();
+  }
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  Value zero = index(0), one = index(1), numPanels = index(panels),
+        numPairs = index(pairs), numCols = index(cols),
+        stepK = index(blockK), stepN = index(blockN);
+  Value pad = arith::ConstantOp::create(rewriter, loc, readElem,
+                                        rewriter.getZeroAttr(readElem));
+  MLIRContext *ctx = rewriter.getContext();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  Type bf16 = rewriter.getBF16Type(), i32 = rewriter.getI32Type();
+  auto round = [&](OpBuilder &b, Location l, Value v) -> Value {
+    if (!trunc)
+      return v;
+    auto type = cast<VectorType>(v.getType()).clone(bf16);
+    auto t = arith::TruncFOp::create(b, l, type, v);
+    t->setAttrs(trunc->getAttrs());
+    return t;
+  };
+  auto body = [&](OpBuilder &b, Location l, Value p, Value kp, Value n,
+                  Value out) -> Value {
+    if (transposedB) {
+      // in[p, n.., kp.., 2] as blockN rows of 2 * blockK.
+      Value v = vector::TransferReadOp::create(
+          b, l, VectorType::get({blockN, blockK, 2}, readElem), source,
+          ValueRange{p, n, kp, zero}, pad,
+          AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+          SmallVector<bool>(3, true));
+      v = vector::ShapeCastOp::create(
+          b, l, VectorType::get({blockN, 2 * blockK}, readElem), v);
+      v = round(b, l, v);
+      v = vector::BitCastOp::create(b, l, VectorType::get({blockN, blockK}, i32),
+                                    v);
+      v = vector::TransposeOp::create(b, l, v, ArrayRef<int64_t>{1, 0});
+      v = vector::BitCastOp::create(
+          b, l, VectorType::get({blockK, 2 * blockN}, bf16), v);
+      v = vector::ShapeCastOp::create(
+          b, l, VectorType::get({blockK, blockN, 2}, bf16), v);
+      return vector::TransferWriteOp::create(
+                 b, l, v, out, ValueRange{p, kp, n, zero},
+                 AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+                 SmallVector<bool>(3, true))
+          .getResult();
+    }
+    // in[kp, 0..2, p, n..]: the pair's two k rows.
+    Value v = vector::TransferReadOp::create(
+        b, l, VectorType::get({2, blockN}, readElem), source,
+        ValueRange{kp, zero, p, n}, pad, AffineMap::get(4, 0, {d1, d3}, ctx),
+        SmallVector<bool>(2, true));
+    v = round(b, l, v);
+    v = vector::TransposeOp::create(b, l, v, ArrayRef<int64_t>{1, 0});
+    return vector::TransferWriteOp::create(
+               b, l, v, out, ValueRange{p, kp, n, zero},
+               AffineMap::get(4, 0, {d2, d3}, ctx), SmallVector<bool>(2, true))
+        .getResult();
+  };
+  Value init = transpose.getInit();
+  auto loops = scf::ForOp::create(
+      rewriter, loc, zero, numPanels, one, ValueRange{init},
+      [&](OpBuilder &b, Location l, Value p, ValueRange args) {
+        auto kLoop = scf::ForOp::create(
+            b, l, zero, numPairs, stepK, args,
+            [&](OpBuilder &b, Location l, Value kp, ValueRange args) {
+              auto nLoop = scf::ForOp::create(
+                  b, l, zero, numCols, stepN, args,
+                  [&](OpBuilder &b, Location l, Value n, ValueRange args) {
+                    scf::YieldOp::create(b, l,
+                                         body(b, l, p, kp, n, args.front()));
+                  });
+              scf::YieldOp::create(b, l, nLoop.getResults());
+            });
+        scf::YieldOp::create(b, l, kLoop.getResults());
+      });
+  rewriter.replaceOp(transpose, loops.getResults());
+  return true;
+}
+
 /// Packs the bf16 x bf16 -> f32 contraction `op` (loops `nDim`, `kDim`) for
 /// AVX512-BF16 `vdpbf16ps`, which multiplies pairs of consecutive k: B
 /// becomes [batch] x N/n_r x K/2 x n_r x 2 (VNNI: the two k of a pair next
@@ -507,6 +662,10 @@ FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
     return failure();
   if (failed(lowerPacksAround(rewriter, *interchanged)))
     return failure();
+  if (auto rhsTranspose = interchanged->getDpsInputOperand(1)
+                              ->get()
+                              .getDefiningOp<linalg::TransposeOp>())
+    (void)vectorizeVnniPack(rewriter, rhsTranspose);
   (*interchanged)->setAttr(kDotContractionMarker, rewriter.getUnitAttr());
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }

@@ -9,7 +9,16 @@
 // f32, no x86vector.
 // DOT-LABEL: func @matmul_bf16
 // DOT: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [24, 32, 2] : tensor<24x64xbf16> into tensor<24x32x2xbf16>
-// DOT: linalg.transpose ins(%{{.*}} : tensor<32x2x2x64xbf16>) outs(%{{.*}} : tensor<2x32x64x2xbf16>) permutation = [2, 0, 3, 1]
+// B's VNNI pack (K/2 x 2 x N/64 x 64 -> N/64 x K/2 x 64 x 2) as vector
+// code: per pair row, the two k rows of 32 columns interleaved.
+// DOT: %[[B:.*]] = tensor.expand_shape %{{.*}} into tensor<32x2x2x64xbf16>
+// DOT: scf.for
+// DOT: scf.for
+// DOT: scf.for
+// DOT: vector.transfer_read %[[B]]{{.*}} permutation_map = #{{.*}}} : tensor<32x2x2x64xbf16>, vector<2x32xbf16>
+// DOT-NEXT: vector.transpose %{{.*}}, [1, 0] : vector<2x32xbf16> to vector<32x2xbf16>
+// DOT-NEXT: vector.transfer_write {{.*}} : vector<32x2xbf16>, tensor<2x32x64x2xbf16>
+// DOT-NOT: linalg.transpose
 // DOT: vector.transfer_read {{.*}} : tensor<2x32x64x2xbf16>, vector<1x16x2xbf16>
 // DOT: vector.broadcast {{.*}} : vector<1xi32> to vector<16xi32>
 // DOT: x86vector.avx512.dot {{.*}} : vector<32xbf16> -> vector<16xf32>
@@ -33,7 +42,7 @@ func.func @matmul_bf16(%a: tensor<24x64xbf16>, %b: tensor<64x128xbf16>, %c: tens
 // (one 48-wide panel, not 64), the padded C is cut back.
 // DOT-LABEL: func @matmul_bf16_edges
 // DOT: tensor.pad
-// DOT: linalg.transpose {{.*}} outs(%{{.*}} : tensor<1x4x48x2xbf16>)
+// DOT: vector.transfer_write {{.*}} : vector<16x2xbf16>, tensor<1x4x48x2xbf16>
 // DOT: x86vector.avx512.dot
 // DOT: tensor.extract_slice {{.*}} to tensor<10x40xf32>
 // FMA-LABEL: func @matmul_bf16_edges
@@ -91,4 +100,72 @@ func.func @batch_matmul_bf16_accumulators(%a: tensor<4x64x16xbf16>, %b: tensor<4
 func.func @matmul_f32(%a: tensor<24x64xf32>, %b: tensor<64x128xf32>, %c: tensor<24x128xf32>) -> tensor<24x128xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<24x64xf32>, tensor<64x128xf32>) outs(%c : tensor<24x128xf32>) -> tensor<24x128xf32>
   return %r : tensor<24x128xf32>
+}
+
+// -----
+
+// A Linear's weight under autocast: B^T (N x K) is the f32 -> bf16 cast of
+// an f32 weight. The VNNI pack reads the f32 weight in blocks of 8 rows x 8
+// pairs, rounds each block (the cast's arith.truncf), transposes it as
+// 8 x 8 four-byte pairs and writes it to the panels: no bf16 copy of the
+// weight is made, the cast is gone.
+// DOT-LABEL: func @linear_cast_weight
+// DOT-NOT: linalg.generic
+// DOT: %[[W:.*]] = tensor.expand_shape %arg1 {{.*}} into tensor<2x64x32x2xf32>
+// DOT: scf.for
+// DOT: scf.for %{{.*}} = %c0 to %c32 step %c8
+// DOT: scf.for %{{.*}} = %c0 to %c64 step %c8
+// DOT: vector.transfer_read %[[W]]{{.*}} : tensor<2x64x32x2xf32>, vector<8x8x2xf32>
+// DOT-NEXT: vector.shape_cast %{{.*}} : vector<8x8x2xf32> to vector<8x16xf32>
+// DOT-NEXT: arith.truncf %{{.*}} : vector<8x16xf32> to vector<8x16xbf16>
+// DOT-NEXT: vector.bitcast %{{.*}} : vector<8x16xbf16> to vector<8x8xi32>
+// DOT-NEXT: vector.transpose %{{.*}}, [1, 0] : vector<8x8xi32> to vector<8x8xi32>
+// DOT-NEXT: vector.bitcast %{{.*}} : vector<8x8xi32> to vector<8x16xbf16>
+// DOT-NEXT: vector.shape_cast %{{.*}} : vector<8x16xbf16> to vector<8x8x2xbf16>
+// DOT-NEXT: vector.transfer_write {{.*}} : vector<8x8x2xbf16>, tensor<2x32x64x2xbf16>
+// DOT-NOT: linalg.transpose
+// DOT: x86vector.avx512.dot
+func.func @linear_cast_weight(%a: tensor<24x64xbf16>, %w: tensor<128x64xf32>) -> tensor<24x128xf32> {
+  %e = tensor.empty() : tensor<128x64xbf16>
+  %wb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<128x64xf32>) outs(%e : tensor<128x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<128x64xbf16>
+  %z = arith.constant 0.0 : f32
+  %c0 = tensor.empty() : tensor<24x128xf32>
+  %c = linalg.fill ins(%z : f32) outs(%c0 : tensor<24x128xf32>) -> tensor<24x128xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %wb : tensor<24x64xbf16>, tensor<128x64xbf16>) outs(%c : tensor<24x128xf32>) -> tensor<24x128xf32>
+  return %r : tensor<24x128xf32>
+}
+
+// -----
+
+// The same cast weight read by both packs of a training step (x @ W^T in
+// the forward, dY @ W in the backward): each pack reads the f32 weight and
+// rounds it, the cast has no reader left and is gone. The plain B's pack
+// rounds the two k rows of a pair before interleaving them.
+// DOT-LABEL: func @cast_weight_two_packs
+// DOT-NOT: linalg.generic
+// DOT: vector.transfer_read {{.*}} : tensor<2x64x32x2xf32>, vector<8x8x2xf32>
+// DOT: arith.truncf %{{.*}} : vector<8x16xf32> to vector<8x16xbf16>
+// DOT: vector.transfer_read {{.*}} : tensor<64x2x1x64xf32>, vector<2x32xf32>
+// DOT-NEXT: arith.truncf %{{.*}} : vector<2x32xf32> to vector<2x32xbf16>
+// DOT-NEXT: vector.transpose %{{.*}}, [1, 0] : vector<2x32xbf16> to vector<32x2xbf16>
+// DOT-NOT: linalg.transpose
+func.func @cast_weight_two_packs(%a: tensor<24x64xbf16>, %dy: tensor<24x128xbf16>, %w: tensor<128x64xf32>) -> (tensor<24x128xf32>, tensor<24x64xf32>) {
+  %e = tensor.empty() : tensor<128x64xbf16>
+  %wb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<128x64xf32>) outs(%e : tensor<128x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<128x64xbf16>
+  %z = arith.constant 0.0 : f32
+  %c0 = tensor.empty() : tensor<24x128xf32>
+  %c = linalg.fill ins(%z : f32) outs(%c0 : tensor<24x128xf32>) -> tensor<24x128xf32>
+  %y = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %wb : tensor<24x64xbf16>, tensor<128x64xbf16>) outs(%c : tensor<24x128xf32>) -> tensor<24x128xf32>
+  %d0 = tensor.empty() : tensor<24x64xf32>
+  %d = linalg.fill ins(%z : f32) outs(%d0 : tensor<24x64xf32>) -> tensor<24x64xf32>
+  %dx = linalg.matmul ins(%dy, %wb : tensor<24x128xbf16>, tensor<128x64xbf16>) outs(%d : tensor<24x64xf32>) -> tensor<24x64xf32>
+  return %y, %dx : tensor<24x128xf32>, tensor<24x64xf32>
 }
