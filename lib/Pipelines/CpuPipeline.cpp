@@ -224,9 +224,7 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
           "lower-vector-multi-reduction),"
           "lower-affine,"
           "convert-vector-to-scf{full-unroll=true},"
-          "func.func(math-extend-to-supported-types{target-type=f32},"
-          "arith-emulate-unsupported-floats{source-types=bf16 "
-          "target-type=f32}," +
+          "func.func(math-extend-to-supported-types{target-type=f32}," +
               approximate +
               "amp-keep-narrow-rounding,arith-expand{include-bf16=true}),"
               "expand-strided-metadata,lower-affine,"
