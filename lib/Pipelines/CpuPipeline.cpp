@@ -93,6 +93,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   // 1-2. The cast policy, upstream dialects only, linalg on tensors.
   if (failed(addAmpFrontEnd(pm, options.autocast, options.mode, errorMessage)))
     return failure();
+  // A softmax's f32 readers (its backward) read the bf16/f16 copy autocast
+  // made for the matmul after it, as PyTorch's bf16 attention does: the f32
+  // softmax is not held from the forward to the backward.
+  if (options.autocast && options.mode == "graph")
+    pm.addNestedPass<func::FuncOp>(createAmpNarrowSoftmaxReaders());
 
   // cf.assert (torch-mlir's index checks) reports to the runtime instead of
   // abort(), with the accesses it guards clamped into their tensors.
@@ -151,8 +156,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createAmpMpiAbi(abiOptions));
   if (failed(addAmpBufferization(pm, errorMessage)))
     return failure();
-  if (gemm == "onednn")
-    pm.addPass(createAmpCpuOnednnContractions());
+  if (gemm == "onednn") {
+    AmpCpuOnednnContractionsOptions onednnOptions;
+    onednnOptions.postOps = options.onednnPostOps;
+    pm.addPass(createAmpCpuOnednnContractions(onednnOptions));
+  }
   // The bf16 pairs of AVX512-BF16 tiles: one 1-D load per row of pairs.
   pm.addNestedPass<func::FuncOp>(createAmpCpuFlattenPairTransfers());
   // A buffer is held from its first use to its last (use or view's use):

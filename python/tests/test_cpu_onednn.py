@@ -382,6 +382,39 @@ def test_conv_blocked_f32_on_avx2_same_numbers():
     np.testing.assert_allclose(outs[0], _conv_ref(x, w), rtol=1e-4, atol=1e-4)
 
 
+@onednn
+@pytest.mark.parametrize("value", ["abc", "-5", "64MB", "1e3"])
+def test_bad_weight_cache_budget_warns_once_and_uses_the_default(value):
+    """AMP_ONEDNN_WEIGHT_CACHE_MB that is no whole number of MiB (a word, a
+    negative number, a unit, an exponent) is said once on stderr, naming
+    the variable and the value, and the default budget is used (it read
+    as 0, cache off, before): same numbers as the default, blocked layouts
+    kept (the weight-change sequence gives the new answers)."""
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST.replace(" attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    outs, err = _conv_calls(text, (x, w), "weight_changes", {"AMP_ONEDNN_WEIGHT_CACHE_MB": value})
+    want = (f"amp-cpu-runtime: warning: AMP_ONEDNN_WEIGHT_CACHE_MB must be a whole number "
+            f"of MiB (0 turns the cache off), got '{value}'; using the default, 512")
+    assert err.count(want) == 1, err
+    default, err = _conv_calls(text, (x, w), "weight_changes", {})
+    assert "AMP_ONEDNN_WEIGHT_CACHE_MB" not in err
+    for got, ref in zip(outs, default):
+        np.testing.assert_array_equal(got, ref)
+    np.testing.assert_allclose(outs[0], _conv_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
+@onednn
+@pytest.mark.parametrize("value", ["0", " 16 "])
+def test_weight_cache_budget_numbers_are_taken_silently(value):
+    """0 (cache off) and a number with surrounding blanks are valid: no
+    warning, the same numbers."""
+    x, w, _, _ = _conv_bf16_case()
+    text = CONV_AUTOCAST.replace(" attributes {amp.autocast = #amp.autocast<device_type = cpu>}", "")
+    outs, err = _conv_calls(text, (x, w), "weight_changes", {"AMP_ONEDNN_WEIGHT_CACHE_MB": value})
+    assert "AMP_ONEDNN_WEIGHT_CACHE_MB" not in err, err
+    np.testing.assert_allclose(outs[0], _conv_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
 def _basic_block(torch, inplanes, planes, stride):
     import torchvision
     down = None
@@ -465,3 +498,264 @@ def test_max_pool_padded_on_onednn_matches_pytorch(dtype):
     got = np.asarray(exe.invoke("f", x), np.float32)
     ref = torch.nn.functional.max_pool2d(torch.from_numpy(np.asarray(x, np.float32)), 3, 2, 1)
     np.testing.assert_array_equal(got, ref.numpy())
+
+
+# --- post-ops: batch norm, ReLU and the residual add in the convolution ---
+
+class _ConvBnRelu:
+    """conv (odd channel counts) + eval batch norm + ReLU, optionally + a
+    residual input before the ReLU (torchvision's BasicBlock tail)."""
+
+    @staticmethod
+    def build(torch, cin, cout, residual):
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(cin, cout, 3, 1, 1, bias=False)
+                self.bn = torch.nn.BatchNorm2d(cout)
+
+            def forward(self, x, r):
+                y = self.bn(self.conv(x))
+                return torch.relu(y + r if residual else y)
+
+        m = M()
+        m.bn.running_mean.uniform_(-0.5, 0.5)
+        m.bn.running_var.uniform_(0.5, 2.0)
+        m.bn.weight.data.uniform_(0.5, 1.5)
+        m.bn.bias.data.uniform_(-0.2, 0.2)
+        return m.eval()
+
+
+def _compiled_post_ops(module, args, autocast, post_ops):
+    """amp_mlir.torch's compiled module with amp-cpu-pipeline{gemm=onednn
+    onednn-post-ops=...}, and the oneDNN entry points its lowered IR calls."""
+    from amp_mlir.compiler import pipeline_for
+    from amp_mlir.torch._compile import CompiledModule, export_module
+    exported = export_module(module, args, autocast=autocast)
+    pipeline = pipeline_for("cpu", autocast=True, gemm="onednn")
+    pipeline = pipeline[:-1] + f" onednn-post-ops={'true' if post_ops else 'false'}}}"
+    m = amp.Context().parse(exported.text)
+    m.run_pipeline(pipeline)
+    names = {f"ampOnednnConv2d{kind}_{a}_{b}_{c}"
+             for kind in ("Post", "NchwFchw", "Bf16")
+             for a in ("f32", "bf16") for b in ("f32", "bf16") for c in ("f32", "bf16")}
+    names |= {f"ampOnednnMatmulPost_{t}_{s}" for t in ("f32_f32_f32", "bf16_bf16_f32",
+                                                       "bf16_bf16_bf16")
+              for s in ("f32", "bf16")}
+    calls = {n for n in names if m.function_attribute(n, "sym_name") is not None}
+    exe = amp.compile(exported.text, pipeline=pipeline, opt_level=1)
+    return CompiledModule(exported, exe, pipeline, "cpu", 0.0), calls
+
+
+@onednn
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("cin,cout", [(3, 5), (16, 24)])
+def test_conv_bn_relu_post_ops_match_unfused_and_pytorch(autocast, residual, cin, cout):
+    """Batch norm (eval), the residual add and ReLU folded into the oneDNN
+    convolution as post-ops (onednn-post-ops, the default) against the
+    same module with them as a loop after the call (onednn-post-ops=false)
+    and against PyTorch f32: f32 to 1e-5; autocast within 1.5x
+    torch.autocast's own error against f32 (the fused chain reads the f32
+    accumulator where the loop read it rounded to bf16: one rounding fewer)
+    and within a few bf16 ulps of the unfused result. Odd channel counts
+    (3 -> 5: no channel block of 8 or 16 is full), odd spatial sizes."""
+    torch = pytest.importorskip("torch")
+    if autocast and not AVX512:
+        pytest.skip("the bf16 convolution runs on code generation without AVX-512")
+    torch.manual_seed(1)
+    module = _ConvBnRelu.build(torch, cin, cout, residual)
+    x, r = torch.randn(2, cin, 11, 9), torch.randn(2, cout, 11, 9)
+    with torch.no_grad():
+        ref = module(x, r).double()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch_err = float((module(x, r).double() - ref).norm() / ref.norm())
+    fused, calls = _compiled_post_ops(module, (x, r), autocast, True)
+    unfused, plain = _compiled_post_ops(module, (x, r), autocast, False)
+    assert {c for c in calls if "Post" in c}, calls
+    assert not {c for c in plain if "Post" in c}, plain
+    for _ in range(2):  # the second call with the cached primitive and weights
+        y, y0 = fused(x, r).double(), unfused(x, r).double()
+        err = float((y - ref).norm() / ref.norm())
+        if autocast is None:
+            assert err <= 1e-5, err
+            np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=1e-5, atol=1e-5)
+        else:
+            assert 0 < err <= max(1.5 * torch_err, 1e-2), (err, torch_err)
+            # bf16 outputs: at most a couple of ulps (2^-8 relative) apart.
+            np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=2 ** -6, atol=2e-2)
+            assert float((y - y0).norm() / y0.norm()) <= 4e-3
+
+
+def _post_ops_case_output():
+    """The fused autocast conv + batch norm + residual + ReLU of the test
+    above (16 -> 24 channels) on fixed inputs, as float32 numpy."""
+    import torch
+    torch.manual_seed(1)
+    module = _ConvBnRelu.build(torch, 16, 24, True)
+    x, r = torch.randn(2, 16, 11, 9), torch.randn(2, 24, 11, 9)
+    fused, calls = _compiled_post_ops(module, (x, r), ("cpu", "bfloat16"), True)
+    assert {c for c in calls if "Post" in c}, calls
+    return fused(x, r).float().numpy()
+
+
+@onednn
+@avx512
+def test_conv_post_ops_without_onednn_implementation_apply_them_in_a_loop():
+    """Where oneDNN has no implementation for a fused call at run time
+    (oneDNN capped to AVX2: no bf16 convolution), the runtime computes the
+    convolution without the post-ops and applies them with a loop, says so
+    once on stderr, and gives the numbers of the fused call (within a bf16
+    ulp: the accumulation order differs)."""
+    pytest.importorskip("torch")
+    import os
+    import pickle
+    import subprocess
+    import sys
+    child = ("import pickle, sys, test_cpu_onednn as t\n"
+             "sys.stdout.buffer.write(pickle.dumps(t._post_ops_case_output()))\n")
+    env = dict(os.environ, DNNL_MAX_CPU_ISA="AVX2")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__),
+                                         os.path.dirname(amp.__path__[0])])
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True,
+                         timeout=300)
+    err = out.stderr.decode()
+    assert out.returncode == 0, err[-2000:]
+    assert err.count("oneDNN does not take these post-ops on this CPU; the call runs "
+                     "without them and a loop applies them") == 1, err
+    got, want = pickle.loads(out.stdout), _post_ops_case_output()
+    np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=1e-2)
+
+
+class _MlpBlock:
+    """A transformer MLP: x + fc2(gelu(fc1(x))) (or without the residual),
+    odd widths."""
+
+    @staticmethod
+    def build(torch, d, hidden, residual):
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = torch.nn.Linear(d, hidden)
+                self.fc2 = torch.nn.Linear(hidden, d)
+
+            def forward(self, x):
+                y = self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+                return x + y if residual else y
+
+        return M().eval()
+
+
+@onednn
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+@pytest.mark.parametrize("residual", [False, True])
+@pytest.mark.parametrize("d,hidden", [(20, 37), (64, 256)])
+def test_linear_bias_gelu_residual_post_ops_match_unfused_and_pytorch(autocast, residual,
+                                                                       d, hidden):
+    """A Linear's bias, erf-GELU and the residual add folded into the
+    oneDNN matmul as post-ops (ampOnednnMatmulPost_*) against the unfused
+    path (onednn-post-ops=false) and PyTorch f32: f32 to 1e-5; autocast
+    within 1.5x torch.autocast's own error (the fused bf16 bias + GELU is
+    computed in f32 and rounded once, as PyTorch's; the loop rounded each
+    op) and close to the unfused result. Odd widths (20 -> 37)."""
+    torch = pytest.importorskip("torch")
+    if autocast and not AVX512:
+        pytest.skip("the bf16 matmul runs on code generation without AVX-512")
+    torch.manual_seed(2)
+    module = _MlpBlock.build(torch, d, hidden, residual)
+    x = torch.randn(3, 5, d)
+    with torch.no_grad():
+        ref = module(x).double()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch_err = float((module(x).double() - ref).norm() / ref.norm())
+    fused, calls = _compiled_post_ops(module, (x,), autocast, True)
+    unfused, plain = _compiled_post_ops(module, (x,), autocast, False)
+    assert {c for c in calls if "MatmulPost" in c}, calls
+    assert not {c for c in plain if "Post" in c}, plain
+    for _ in range(2):
+        y, y0 = fused(x).double(), unfused(x).double()
+        err = float((y - ref).norm() / ref.norm())
+        if autocast is None:
+            assert err <= 1e-5, err
+            np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=1e-5, atol=1e-5)
+        else:
+            assert 0 < err <= max(1.5 * torch_err, 1e-2), (err, torch_err)
+            assert float((y - y0).norm() / y0.norm()) <= 1e-2
+
+
+def _mlp_post_ops_output():
+    """The fused autocast MLP block above (64 -> 256, residual) on fixed
+    inputs, as float32 numpy."""
+    import torch
+    torch.manual_seed(2)
+    module = _MlpBlock.build(torch, 64, 256, True)
+    x = torch.randn(3, 5, 64)
+    fused, calls = _compiled_post_ops(module, (x,), ("cpu", "bfloat16"), True)
+    assert {c for c in calls if "MatmulPost" in c}, calls
+    return fused(x).float().numpy()
+
+
+@onednn
+@avx512
+def test_matmul_post_ops_without_onednn_implementation_apply_them_in_a_loop():
+    """oneDNN capped to AVX2 has no bf16 matmul: the fused call computes the
+    matmul with the reference loop and applies its post-ops with a loop,
+    says so once, and gives the fused call's numbers (within bf16
+    rounding)."""
+    pytest.importorskip("torch")
+    import os
+    import pickle
+    import subprocess
+    import sys
+    child = ("import pickle, sys, test_cpu_onednn as t\n"
+             "sys.stdout.buffer.write(pickle.dumps(t._mlp_post_ops_output()))\n")
+    env = dict(os.environ, DNNL_MAX_CPU_ISA="AVX2")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__),
+                                         os.path.dirname(amp.__path__[0])])
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True,
+                         timeout=300)
+    err = out.stderr.decode()
+    assert out.returncode == 0, err[-2000:]
+    assert err.count("remark: ampOnednnMatmulPost bf16 x bf16 -> bf16: oneDNN does not take "
+                     "these post-ops on this CPU") == 1, err
+    got, want = pickle.loads(out.stdout), _mlp_post_ops_output()
+    np.testing.assert_allclose(got, want, rtol=2 ** -6, atol=2e-2)
+
+
+@onednn
+@pytest.mark.parametrize("autocast", [None, ("cpu", "bfloat16")])
+def test_multihead_attention_projection_post_ops_match_unfused_and_pytorch(autocast):
+    """nn.MultiheadAttention (embed 24, 3 heads): the input projection's bias
+    (a 3 x 24 view of the 72 columns, read by two loops) and the output
+    projection's bias as matmul post-ops, against the unfused path and
+    PyTorch f32."""
+    torch = pytest.importorskip("torch")
+    if autocast and not AVX512:
+        pytest.skip("the bf16 matmul runs on code generation without AVX-512")
+    torch.manual_seed(3)
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = torch.nn.MultiheadAttention(24, 3, batch_first=True)
+
+        def forward(self, x):
+            return self.attn(x, x, x, need_weights=False)[0]
+
+    module = M().eval()
+    x = torch.randn(2, 7, 24)
+    with torch.no_grad():
+        ref = module(x).double()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch_err = float((module(x).double() - ref).norm() / ref.norm())
+    fused, calls = _compiled_post_ops(module, (x,), autocast, True)
+    unfused, _ = _compiled_post_ops(module, (x,), autocast, False)
+    assert len({c for c in calls if "MatmulPost" in c}) >= 1, calls
+    y, y0 = fused(x).double(), unfused(x).double()
+    err = float((y - ref).norm() / ref.norm())
+    if autocast is None:
+        assert err <= 1e-5, err
+        np.testing.assert_allclose(y.numpy(), y0.numpy(), rtol=1e-5, atol=1e-5)
+    else:
+        assert 0 < err <= max(1.5 * torch_err, 1e-2), (err, torch_err)
+        assert float((y - y0).norm() / y0.norm()) <= 1e-2

@@ -43,6 +43,13 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "code) or onednn (oneDNN primitives of the CPU runtime "
                      "where it has them, code generation for the rest)"),
       llvm::cl::init("codegen")};
+  PassOptions::Option<bool> onednnPostOps{
+      *this, "onednn-post-ops",
+      llvm::cl::desc("With gemm=onednn: fold the elementwise consumer of a "
+                     "convolution or matmul (batch norm, ReLU, bias, GELU, "
+                     "residual add) into the oneDNN call as post-ops "
+                     "(amp-cpu-onednn-contractions post-ops)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> parallel{
       *this, "parallel",
       llvm::cl::desc("Run the cache tiles of contractions on threads (an "

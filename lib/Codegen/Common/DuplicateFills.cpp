@@ -45,6 +45,28 @@ struct AmpDuplicateFillsPass
   using Base::Base;
 
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // A reshape of a tensor.empty is an empty of the reshaped type (what
+    // upstream's FoldEmptyTensorWithReshapeOp folds; not its slice folds,
+    // which would move allocations into tiled loops): the fills below then
+    // see their own tensor.empty. amp-cpu-tile-and-vectorize's packed
+    // contractions fill a reshaped view of their accumulator's empty; CSE
+    // left one view of one empty for all of them (the four attention score
+    // batch matmuls of the GPT step shared one 1 MiB f32 buffer held from
+    // the first layer's forward to the last backward).
+    SmallVector<Operation *> reshapes;
+    getOperation().walk([&](Operation *op) {
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op) &&
+          op->getOperand(0).getDefiningOp<tensor::EmptyOp>() &&
+          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape())
+        reshapes.push_back(op);
+    });
+    for (Operation *reshape : reshapes) {
+      rewriter.setInsertionPoint(reshape);
+      auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          reshape, type.getShape(), type.getElementType(), type.getEncoding());
+    }
     SmallVector<linalg::FillOp> fills;
     // Program order (pre-order), to keep each fill with its first user.
     DenseMap<Operation *, unsigned> order;
@@ -54,7 +76,6 @@ struct AmpDuplicateFillsPass
           fill && fill.hasPureTensorSemantics())
         fills.push_back(fill);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::FillOp fill : fills) {
       // The uses as another op's destination, in program order; all but
       // the first get a copy (all of them when the fill is also read).

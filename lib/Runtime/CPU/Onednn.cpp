@@ -57,6 +57,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #ifdef AMP_HAVE_ONEDNN
@@ -197,6 +198,132 @@ void referenceConv(const MemRef<4> *in, const MemRef<4> *f,
         }
 }
 
+/// The element-wise post-ops of a fused call: a program of up to 8 ops,
+/// one byte each from the lowest (0 ends it): bits 0-2 the kind, bits 3-5
+/// the operand slot of a binary op, bit 6 set where that operand is bf16.
+/// Each op takes the value v so far (the f32 accumulator first): binary ops
+/// v = v op S[slot] (S broadcast where its dimension is 1), relu v > 0 ? v :
+/// 0 (NaN stays NaN), gelu_erf 0.5 v (1 + erf(v / sqrt 2)).
+enum class PostKind { End = 0, Add, Sub, Mul, Div, Relu, GeluErf };
+struct PostOp {
+  PostKind kind;
+  int slot;
+  Elem type;
+};
+constexpr int kPostSlots = 6;
+
+std::vector<PostOp> decodePostOps(int64_t program) {
+  std::vector<PostOp> ops;
+  for (int i = 0; i < 8; ++i) {
+    unsigned byte = unsigned(uint64_t(program) >> (8 * i)) & 0xff;
+    unsigned kind = byte & 7;
+    if (kind == 0)
+      break;
+    if (kind > unsigned(PostKind::GeluErf) || ((byte >> 3) & 7) >= kPostSlots) {
+      std::fprintf(stderr,
+                   "amp-cpu-runtime: bad oneDNN post-op program %#llx\n",
+                   (unsigned long long)program);
+      std::abort();
+    }
+    ops.push_back({PostKind(kind), int((byte >> 3) & 7),
+                   (byte & 0x40) ? Elem::BF16 : Elem::F32});
+  }
+  return ops;
+}
+
+bool isBinary(PostKind k) { return k >= PostKind::Add && k <= PostKind::Div; }
+
+float applyPostOp(PostKind k, float v, float s) {
+  switch (k) {
+  case PostKind::Add:
+    return v + s;
+  case PostKind::Sub:
+    return v - s;
+  case PostKind::Mul:
+    return v * s;
+  case PostKind::Div:
+    return v / s;
+  case PostKind::Relu:
+    return !(v <= 0.0f) ? v : 0.0f; // arith.cmpf ugt + select
+  case PostKind::GeluErf:
+    return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+  case PostKind::End:
+    break;
+  }
+  return v;
+}
+
+/// out = post-ops(acc) element by element, where oneDNN did not take the
+/// post-ops: `acc` a dense f32 buffer of out's sizes.
+template <int Rank>
+void referencePostOps(const float *acc, const MemRef<Rank> *out, Elem eo,
+                      const std::vector<PostOp> &ops,
+                      MemRef<Rank> *const *slots) {
+  int64_t total = 1;
+  for (int d = 0; d < Rank; ++d)
+    total *= out->sizes[d];
+  char *po = data(out, eo);
+  for (int64_t linear = 0; linear < total; ++linear) {
+    int64_t idx[Rank], rest = linear;
+    for (int d = Rank - 1; d >= 0; --d) {
+      idx[d] = rest % out->sizes[d];
+      rest /= out->sizes[d];
+    }
+    float v = acc[linear];
+    for (const PostOp &op : ops) {
+      float s = 0.0f;
+      if (isBinary(op.kind)) {
+        const MemRef<Rank> *m = slots[op.slot];
+        int64_t at = 0;
+        for (int d = 0; d < Rank; ++d)
+          at += m->sizes[d] == 1 ? 0 : idx[d] * m->strides[d];
+        s = load(data(m, op.type), op.type, at);
+      }
+      v = applyPostOp(op.kind, v, s);
+    }
+    int64_t at = 0;
+    for (int d = 0; d < Rank; ++d)
+      at += idx[d] * out->strides[d];
+    store(po, eo, at, v);
+  }
+}
+
+/// A dense f32 buffer of `like`'s sizes (this thread's, reused), as a
+/// memref descriptor.
+template <int Rank>
+MemRef<Rank> denseF32(const MemRef<Rank> *like, std::vector<float> &storage) {
+  MemRef<Rank> m;
+  int64_t stride = 1;
+  for (int d = Rank - 1; d >= 0; --d) {
+    m.sizes[d] = like->sizes[d];
+    m.strides[d] = stride;
+    stride *= like->sizes[d];
+  }
+  storage.resize(size_t(stride));
+  m.allocated = m.aligned = reinterpret_cast<char *>(storage.data());
+  m.offset = 0;
+  return m;
+}
+
+/// Says once per kind of call that its post-ops run as a loop after it.
+void warnPostOpsFallback(const std::string &what) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(what).second)
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: remark: %s: oneDNN does not take these "
+                 "post-ops%s; the call runs without them and a loop applies "
+                 "them (same numbers, slower)\n",
+                 what.c_str(),
+#ifdef AMP_HAVE_ONEDNN
+                 " on this CPU"
+#else
+                 " (the runtime was built without oneDNN)"
+#endif
+    );
+}
+
 #ifdef AMP_HAVE_ONEDNN
 
 dnnl::engine &engine() {
@@ -234,6 +361,110 @@ dnnl::primitive_attr sumAttr(float beta) {
     attr.set_post_ops(ops);
   }
   return attr;
+}
+
+/// Whether `m` has `out`'s sizes (no broadcast).
+template <int Rank>
+bool isFullSize(const MemRef<Rank> *m, const MemRef<Rank> *out) {
+  for (int d = 0; d < Rank; ++d)
+    if (m->sizes[d] != out->sizes[d])
+      return false;
+  return true;
+}
+
+/// The index of the one op of `ops` that adds or subtracts a full-size f32
+/// operand (`out`'s sizes), which a convolution takes as a sum post-op;
+/// -1 where there is none or more than one full-size operand.
+template <int Rank>
+int residualOp(const std::vector<PostOp> &ops, MemRef<Rank> *const *slots,
+               const MemRef<Rank> *out) {
+  int found = -1;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (isBinary(ops[i].kind) && isFullSize(slots[ops[i].slot], out)) {
+      if (found >= 0 || ops[i].type != Elem::F32 ||
+          (ops[i].kind != PostKind::Add && ops[i].kind != PostKind::Sub))
+        return -1;
+      found = int(i);
+    }
+  return found;
+}
+
+/// oneDNN's post-ops for `ops` (binary ops with their operand's memory
+/// descriptor, broadcast where a dimension is 1), in order; op `sum`, if
+/// any, as a sum post-op (its operand is put into the destination first).
+template <int Rank>
+dnnl::primitive_attr postOpsAttr(const std::vector<PostOp> &ops,
+                                 MemRef<Rank> *const *slots, int sum = -1) {
+  dnnl::post_ops po;
+  for (const PostOp &op : ops) {
+    dnnl::algorithm alg;
+    switch (op.kind) {
+    case PostKind::Add:
+      alg = dnnl::algorithm::binary_add;
+      break;
+    case PostKind::Sub:
+      alg = dnnl::algorithm::binary_sub;
+      break;
+    case PostKind::Mul:
+      alg = dnnl::algorithm::binary_mul;
+      break;
+    case PostKind::Div:
+      alg = dnnl::algorithm::binary_div;
+      break;
+    case PostKind::Relu:
+      alg = dnnl::algorithm::eltwise_relu;
+      break;
+    default:
+      alg = dnnl::algorithm::eltwise_gelu_erf;
+      break;
+    }
+    if (&op - ops.data() == sum) {
+      po.append_sum(op.kind == PostKind::Sub ? -1.0f : 1.0f);
+      continue;
+    }
+    if (isBinary(op.kind)) {
+      po.append_binary(alg, describe(slots[op.slot], op.type));
+      continue;
+    }
+#if DNNL_VERSION_MAJOR >= 3
+    po.append_eltwise(alg, 0.0f, 0.0f);
+#else
+    po.append_eltwise(1.0f, alg, 0.0f, 0.0f);
+#endif
+  }
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  return attr;
+}
+
+/// The binary post-ops' operands of a call, as execute() arguments.
+template <int Rank>
+std::vector<std::pair<int, dnnl::memory>>
+postOpArgs(const std::vector<PostOp> &ops, MemRef<Rank> *const *slots,
+           int sum = -1) {
+  std::vector<std::pair<int, dnnl::memory>> args;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (isBinary(ops[i].kind) && int(i) != sum) {
+      const MemRef<Rank> *m = slots[ops[i].slot];
+      args.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1,
+                        dnnl::memory(describe(m, ops[i].type), engine(),
+                                     data(m, ops[i].type)));
+    }
+  return args;
+}
+
+template <int Rank>
+void appendPostKey(std::vector<int64_t> &key, int64_t program,
+                   const std::vector<PostOp> &ops, MemRef<Rank> *const *slots) {
+  key.push_back(program);
+  for (const PostOp &op : ops)
+    if (isBinary(op.kind)) {
+      const MemRef<Rank> *m = slots[op.slot];
+      for (int d = 0; d < Rank; ++d) {
+        key.push_back(m->sizes[d]);
+        key.push_back(m->sizes[d] == 1 ? 0 : m->strides[d]);
+      }
+    }
 }
 
 /// The cache: one primitive per key (element types, sizes, strides, beta,
@@ -320,6 +551,13 @@ struct ConvEntry {
   /// Reorders, valid where the layout differs from the caller's.
   dnnl::reorder srcIn, weiIn, dstIn, dstOut;
   bool reorderSrc = false, reorderWei = false, reorderDst = false;
+  /// A full-size operand added by the post-ops (a residual), as oneDNN's
+  /// sum post-op: reordered into the destination (f32) before the call.
+  /// oneDNN 2.6's brgconv takes no full-size binary post-op (im2col + GEMM
+  /// instead, several times slower), but a sum anywhere in the chain.
+  int residualSlot = -1;
+  dnnl::memory::desc residualUser;
+  dnnl::reorder residualIn;
 };
 
 dnnl::reorder makeReorder(const dnnl::memory::desc &from,
@@ -332,18 +570,18 @@ dnnl::convolution_forward::primitive_desc
 convDesc(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
          const dnnl::memory::desc &od, const dnnl::memory::dims &strides,
          const dnnl::memory::dims &dil, const dnnl::memory::dims &padL,
-         const dnnl::memory::dims &padR, float beta) {
+         const dnnl::memory::dims &padR, const dnnl::primitive_attr &attr) {
 #if DNNL_VERSION_MAJOR >= 3
   return dnnl::convolution_forward::primitive_desc(
       engine(), dnnl::prop_kind::forward_inference,
       dnnl::algorithm::convolution_direct, id, fd, od, strides, dil, padL, padR,
-      sumAttr(beta));
+      attr);
 #else
   return dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                       dnnl::algorithm::convolution_direct, id,
                                       fd, od, strides, dil, padL, padR),
-      sumAttr(beta), engine());
+      attr, engine());
 #endif
 }
 
@@ -439,9 +677,37 @@ public:
   }
 
 private:
-  WeightCache() {
+  WeightCache() { limit = size_t(budgetMiB()) << 20; }
+
+  /// AMP_ONEDNN_WEIGHT_CACHE_MB as a number of MiB: unset or empty is the
+  /// default (512); anything but a whole number from 0 to 2^40 (a word, a
+  /// negative number, trailing characters) is said once on stderr, naming
+  /// the variable and the value, and gives the default too (strtoull read
+  /// "abc" as 0 and "-1" as 2^64 - 1 without a word).
+  static uint64_t budgetMiB() {
+    constexpr uint64_t fallback = 512;
     const char *v = std::getenv("AMP_ONEDNN_WEIGHT_CACHE_MB");
-    limit = (v && *v ? size_t(std::strtoull(v, nullptr, 10)) : 512) << 20;
+    if (!v || !*v)
+      return fallback;
+    const char *p = v;
+    while (*p == ' ' || *p == '\t')
+      ++p;
+    uint64_t mib = 0;
+    bool ok = *p >= '0' && *p <= '9';
+    for (; ok && *p >= '0' && *p <= '9'; ++p) {
+      mib = mib * 10 + uint64_t(*p - '0');
+      ok = mib <= (uint64_t(1) << 40);
+    }
+    while (ok && (*p == ' ' || *p == '\t'))
+      ++p;
+    if (ok && *p == '\0')
+      return mib;
+    std::fprintf(stderr,
+                 "amp-cpu-runtime: warning: AMP_ONEDNN_WEIGHT_CACHE_MB must be "
+                 "a whole number of MiB (0 turns the cache off), got '%s'; "
+                 "using the default, %llu\n",
+                 v, (unsigned long long)fallback);
+    return fallback;
   }
   struct Copy {
     uint64_t hash;
@@ -504,7 +770,12 @@ createConv(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
            const dnnl::memory::desc &od, const dnnl::memory::desc &cid,
            const dnnl::memory::desc &cfd, const dnnl::memory::dims &strides,
            const dnnl::memory::dims &dil, const dnnl::memory::dims &padL,
-           const dnnl::memory::dims &padR, float beta) {
+           const dnnl::memory::dims &padR, float beta,
+           const dnnl::primitive_attr &attr,
+           const dnnl::memory::desc *cod = nullptr) {
+  // `cod`: the destination's layout and type where the primitive computes
+  // into another than the caller's (f32 for a residual's sum post-op).
+  const dnnl::memory::desc &computeDst = cod ? *cod : od;
   auto entry = std::make_shared<ConvEntry>();
   entry->userSrc = id;
   entry->userWei = fd;
@@ -516,13 +787,13 @@ createConv(const dnnl::memory::desc &id, const dnnl::memory::desc &fd,
                                 dnnl::memory::format_tag::any);
     };
     try {
-      pd =
-          convDesc(any(cid), any(cfd), any(od), strides, dil, padL, padR, beta);
+      pd = convDesc(any(cid), any(cfd), any(computeDst), strides, dil, padL,
+                    padR, attr);
     } catch (const dnnl::error &) {
     }
   }
   if (!pd)
-    pd = convDesc(cid, cfd, od, strides, dil, padL, padR, beta);
+    pd = convDesc(cid, cfd, computeDst, strides, dil, padL, padR, attr);
   entry->conv = dnnl::convolution_forward(*pd);
   entry->src = pd->src_desc();
   entry->wei = pd->weights_desc();
@@ -561,8 +832,9 @@ std::shared_ptr<ConvEntry> lookupConv(const std::vector<int64_t> &key,
 
 /// Runs `e` on the caller's buffers, through this thread's blocked copies
 /// where a layout differs (the weights' through the WeightCache).
-void runConv(const ConvEntry &e, void *in, void *filter, void *out,
-             float beta) {
+void runConv(const ConvEntry &e, void *in, void *filter, void *out, float beta,
+             const std::vector<std::pair<int, dnnl::memory>> &postArgs = {},
+             void *residual = nullptr) {
   thread_local ThreadBuffer srcBuf, weiBuf, dstBuf;
   dnnl::memory userSrc(e.userSrc, engine(), in),
       userWei(e.userWei, engine(), filter), userDst(e.userDst, engine(), out);
@@ -600,9 +872,15 @@ void runConv(const ConvEntry &e, void *in, void *filter, void *out,
     if (beta != 0.0f)
       e.dstIn.execute(stream(), userDst, dst);
   }
-  e.conv.execute(
-      stream(),
-      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+  if (e.residualSlot >= 0) {
+    dnnl::memory userResidual(e.residualUser, engine(), residual);
+    e.residualIn.execute(stream(), userResidual, dst);
+  }
+  std::unordered_map<int, dnnl::memory> args = {
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
+  for (const auto &[arg, mem] : postArgs)
+    args.emplace(arg, mem);
+  e.conv.execute(stream(), args);
   if (e.reorderDst)
     e.dstOut.execute(stream(), dst, userDst);
   stream().wait();
@@ -676,6 +954,64 @@ void matmul(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
   referenceMatmul(a, b, c, ea, eb, ec, beta);
 }
 
+/// C = A B (no accumulation into C) followed by the element-wise
+/// post-ops of `program` on the f32 accumulators, rounded to `ec`: one
+/// oneDNN matmul with post-ops (a Linear's bias per column, GELU, a
+/// residual), else the matmul into an f32 buffer and a loop (said once).
+void matmulPost(const MemRef<3> *a, const MemRef<3> *b, const MemRef<3> *c,
+                Elem ea, Elem eb, Elem ec, int64_t program,
+                MemRef<3> *const *slots) {
+  std::vector<PostOp> ops = decodePostOps(program);
+  if (c->sizes[0] == 0 || c->sizes[1] == 0 || c->sizes[2] == 0)
+    return;
+#ifdef AMP_HAVE_ONEDNN
+  if (a->sizes[2] != 0 && a->sizes[1] == c->sizes[1] &&
+      b->sizes[2] == c->sizes[2] && a->sizes[2] == b->sizes[1] &&
+      a->sizes[0] == 1 && b->sizes[0] == 1 && c->sizes[0] == 1) {
+    std::vector<int64_t> key = {4, int64_t(ea), int64_t(eb), int64_t(ec)};
+    appendKey(key, a);
+    appendKey(key, b);
+    appendKey(key, c);
+    appendPostKey(key, program, ops, slots);
+    dnnl::primitive prim;
+    bool ok = lookup(
+        key,
+        [&] {
+          dnnl::memory::desc ad = describe(a, ea), bd = describe(b, eb),
+                             cd = describe(c, ec);
+          dnnl::primitive_attr attr = postOpsAttr(ops, slots);
+#if DNNL_VERSION_MAJOR >= 3
+          dnnl::matmul::primitive_desc pd(engine(), ad, bd, cd, attr);
+#else
+          dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr,
+                                          engine());
+#endif
+          return dnnl::primitive(dnnl::matmul(pd));
+        },
+        prim);
+    if (ok) {
+      dnnl::memory am(describe(a, ea), engine(), data(a, ea)),
+          bm(describe(b, eb), engine(), data(b, eb)),
+          cm(describe(c, ec), engine(), data(c, ec));
+      std::unordered_map<int, dnnl::memory> args = {
+          {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+      for (const auto &[arg, mem] : postOpArgs(ops, slots))
+        args.emplace(arg, mem);
+      prim.execute(stream(), args);
+      stream().wait();
+      return;
+    }
+  }
+#endif
+  warnPostOpsFallback(std::string("ampOnednnMatmulPost ") + name(ea) + " x " +
+                      name(eb) + " -> " + name(ec));
+  thread_local std::vector<float> storage;
+  MemRef<3> acc = denseF32(c, storage);
+  matmul(a, b, &acc, 0.0f, ea, eb, Elem::F32);
+  referencePostOps(reinterpret_cast<const float *>(acc.aligned), c, ec, ops,
+                   slots);
+}
+
 void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
             int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
             int64_t pl, float beta, Elem ei, Elem ef, Elem eo,
@@ -713,7 +1049,7 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
          cf = bf16Products ? Elem::BF16 : ef;
     return createConv(describe(in, ei), describe(f, ef), describe(out, eo),
                       describe(in, ci), describe(f, cf), strides, dil, padL,
-                      padR, beta);
+                      padR, beta, sumAttr(beta));
   });
   if (entry) {
     runConv(*entry, data(in, ei), data(f, ef), data(out, eo), beta);
@@ -724,6 +1060,77 @@ void conv2d(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
                                         : "ampOnednnConv2dNchwFchw ") +
                name(ei) + " x " + name(ef) + " -> " + name(eo));
   referenceConv(in, f, out, s, d, p, beta, ei, ef, eo, bf16Products);
+}
+
+/// The convolution of conv2d (beta 0) followed by the element-wise
+/// post-ops of `program` (see decodePostOps) on its f32 accumulators, then
+/// rounded to `eo`: one oneDNN primitive with post-ops where oneDNN takes
+/// them, else the convolution into an f32 buffer and a loop for the
+/// post-ops (said once).
+void conv2dPost(const MemRef<4> *in, const MemRef<4> *f, const MemRef<4> *out,
+                int64_t sh, int64_t sw, int64_t dh, int64_t dw, int64_t pt,
+                int64_t pl, Elem ei, Elem ef, Elem eo, bool bf16Products,
+                int64_t program, MemRef<4> *const *slots) {
+  std::vector<PostOp> ops = decodePostOps(program);
+  for (int i = 0; i < 4; ++i)
+    if (out->sizes[i] == 0)
+      return;
+  std::string what = std::string("ampOnednnConv2dPost ") + name(ei) + " x " +
+                     name(ef) + " -> " + name(eo);
+#ifdef AMP_HAVE_ONEDNN
+  bool shapesMatch = in->sizes[0] == out->sizes[0] &&
+                     f->sizes[0] == out->sizes[1] &&
+                     f->sizes[1] == in->sizes[1] && pt >= 0 && pl >= 0;
+  if (shapesMatch) {
+    std::vector<int64_t> key = {3,  int64_t(ei), int64_t(ef), int64_t(eo),
+                                sh, sw,          dh,          dw,
+                                pt, pl,          bf16Products};
+    appendKey(key, in);
+    appendKey(key, f);
+    appendKey(key, out);
+    appendPostKey(key, program, ops, slots);
+    dnnl::memory::dims strides = {sh, sw}, dil = {dh - 1, dw - 1},
+                       padL = {pt, pl},
+                       padR = {
+                           (out->sizes[2] - 1) * sh + (f->sizes[2] - 1) * dh +
+                               1 - in->sizes[2] - pt,
+                           (out->sizes[3] - 1) * sw + (f->sizes[3] - 1) * dw +
+                               1 - in->sizes[3] - pl};
+    int sum = residualOp(ops, slots, out);
+    std::shared_ptr<ConvEntry> entry = lookupConv(key, [&] {
+      Elem ci = bf16Products ? Elem::BF16 : ei,
+           cf = bf16Products ? Elem::BF16 : ef;
+      // With a residual, oneDNN computes into an f32 destination (which
+      // holds the residual before the call) and the reorder out of it
+      // rounds to `eo`: the sum is of the f32 residual, as in the loop.
+      dnnl::memory::desc od = describe(out, eo),
+                         cod = describe(out, sum >= 0 ? Elem::F32 : eo);
+      std::shared_ptr<ConvEntry> e =
+          createConv(describe(in, ei), describe(f, ef), od, describe(in, ci),
+                     describe(f, cf), strides, dil, padL, padR, 0.0f,
+                     postOpsAttr(ops, slots, sum), &cod);
+      if (sum >= 0) {
+        e->residualSlot = ops[sum].slot;
+        e->residualUser = describe(slots[ops[sum].slot], Elem::F32);
+        e->residualIn = makeReorder(e->residualUser, e->dst);
+      }
+      return e;
+    });
+    if (entry) {
+      runConv(*entry, data(in, ei), data(f, ef), data(out, eo), 0.0f,
+              postOpArgs(ops, slots, sum),
+              sum >= 0 ? data(slots[ops[sum].slot], Elem::F32) : nullptr);
+      return;
+    }
+  }
+#endif
+  warnPostOpsFallback(what);
+  thread_local std::vector<float> storage;
+  MemRef<4> acc = denseF32(out, storage);
+  conv2d(in, f, &acc, sh, sw, dh, dw, pt, pl, 0.0f, ei, ef, Elem::F32,
+         bf16Products);
+  referencePostOps(reinterpret_cast<const float *>(acc.aligned), out, eo, ops,
+                   slots);
 }
 
 /// linalg.pooling_nchw_max of `in` padded with pt rows and pl columns of
@@ -828,6 +1235,27 @@ AMP_MATMUL(bf16, bf16, f32, BF16, BF16, F32)
 AMP_MATMUL(bf16, bf16, bf16, BF16, BF16, BF16)
 #undef AMP_MATMUL
 
+// _mlir_ciface_ampOnednnMatmulPost_<A>_<B>_<C>_<S>(A, B, C, program, S0,
+// ..., S5): C = A B (rank-3 views, batch 1) with the element-wise post-ops
+// of `program` on the f32 accumulators, their operands S0-S5 rank-3 views
+// of element type S broadcast where a dimension is 1 ([1, 1, N]: per
+// column).
+#define AMP_MATMUL_POST(A, B, C, S, EA, EB, EC)                                \
+  extern "C" void _mlir_ciface_ampOnednnMatmulPost_##A##_##B##_##C##_##S(      \
+      MemRef<3> *a, MemRef<3> *b, MemRef<3> *c, int64_t program,               \
+      MemRef<3> *s0, MemRef<3> *s1, MemRef<3> *s2, MemRef<3> *s3,              \
+      MemRef<3> *s4, MemRef<3> *s5) {                                          \
+    MemRef<3> *const slots[kPostSlots] = {s0, s1, s2, s3, s4, s5};             \
+    matmulPost(a, b, c, Elem::EA, Elem::EB, Elem::EC, program, slots);         \
+  }
+AMP_MATMUL_POST(f32, f32, f32, f32, F32, F32, F32)
+AMP_MATMUL_POST(f32, f32, f32, bf16, F32, F32, F32)
+AMP_MATMUL_POST(bf16, bf16, f32, f32, BF16, BF16, F32)
+AMP_MATMUL_POST(bf16, bf16, f32, bf16, BF16, BF16, F32)
+AMP_MATMUL_POST(bf16, bf16, bf16, f32, BF16, BF16, BF16)
+AMP_MATMUL_POST(bf16, bf16, bf16, bf16, BF16, BF16, BF16)
+#undef AMP_MATMUL_POST
+
 #define AMP_CONV(A, B, C, EA, EB, EC)                                          \
   extern "C" void _mlir_ciface_ampOnednnConv2dNchwFchw_##A##_##B##_##C(        \
       MemRef<4> *in, MemRef<4> *filter, MemRef<4> *out, int64_t sh,            \
@@ -860,6 +1288,32 @@ AMP_CONV_BF16(f32, f32, bf16, F32, F32, BF16)
 AMP_CONV_BF16(f32, bf16, bf16, F32, BF16, BF16)
 AMP_CONV_BF16(bf16, f32, bf16, BF16, F32, BF16)
 #undef AMP_CONV_BF16
+
+// _mlir_ciface_ampOnednnConv2dPost_<I>_<F>_<O>(I, F, O, sh, sw, dh, dw, pt,
+// pl, bf16Products, program, S0, ..., S5): the convolution (C = conv, no
+// accumulation into O) with the element-wise post-ops of `program` on its
+// f32 accumulators, their operands S0-S5 rank-4 views broadcast where a
+// dimension is 1 (per channel: 1 x C x 1 x 1); bf16Products as
+// ampOnednnConv2dBf16 (f32 operands rounded to bf16 by the reorders).
+#define AMP_CONV_POST(A, B, C, EA, EB, EC)                                     \
+  extern "C" void _mlir_ciface_ampOnednnConv2dPost_##A##_##B##_##C(            \
+      MemRef<4> *in, MemRef<4> *filter, MemRef<4> *out, int64_t sh,            \
+      int64_t sw, int64_t dh, int64_t dw, int64_t pt, int64_t pl,              \
+      int64_t bf16Products, int64_t program, MemRef<4> *s0, MemRef<4> *s1,     \
+      MemRef<4> *s2, MemRef<4> *s3, MemRef<4> *s4, MemRef<4> *s5) {            \
+    MemRef<4> *const slots[kPostSlots] = {s0, s1, s2, s3, s4, s5};             \
+    conv2dPost(in, filter, out, sh, sw, dh, dw, pt, pl, Elem::EA, Elem::EB,    \
+               Elem::EC, bf16Products != 0, program, slots);                   \
+  }
+AMP_CONV_POST(f32, f32, f32, F32, F32, F32)
+AMP_CONV_POST(f32, f32, bf16, F32, F32, BF16)
+AMP_CONV_POST(f32, bf16, f32, F32, BF16, F32)
+AMP_CONV_POST(f32, bf16, bf16, F32, BF16, BF16)
+AMP_CONV_POST(bf16, f32, f32, BF16, F32, F32)
+AMP_CONV_POST(bf16, f32, bf16, BF16, F32, BF16)
+AMP_CONV_POST(bf16, bf16, f32, BF16, BF16, F32)
+AMP_CONV_POST(bf16, bf16, bf16, BF16, BF16, BF16)
+#undef AMP_CONV_POST
 
 // _mlir_ciface_ampOnednnPoolNchwMax_<T>(I, O, kh, kw, sh, sw, dh, dw, pt,
 // pl): linalg.pooling_nchw_max with a kh x kw window on I padded with -inf.

@@ -150,3 +150,42 @@ func.func @forall_destinations(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> (ten
   } -> tensor<4x4xf32>
   return %g0, %g1 : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// A fill of a reshaped tensor.empty (amp-cpu-tile-and-vectorize's packed
+// accumulator view) shared by two loops: the reshape of the empty becomes an
+// empty of its own type, so each loop gets its own empty and fill (before,
+// both wrote one buffer, held from the first loop to the last).
+// CHECK-LABEL: func @reshaped_empty
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4x2x2xf32>
+// CHECK: %[[F0:.*]] = linalg.fill {{.*}} outs(%[[E0]] : tensor<4x2x2xf32>)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[F0]])
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4x2x2xf32>
+// CHECK: %[[F1:.*]] = linalg.fill {{.*}} outs(%[[E1]] : tensor<4x2x2xf32>)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[F1]])
+// BUF-LABEL: func @reshaped_empty
+// BUF-COUNT-2: memref.alloc() {{.*}} : memref<4x2x2xf32>
+// BUF-NOT: memref.alloc
+// BUF: return
+func.func @reshaped_empty(%a: tensor<4x2x2xf32>, %b: tensor<4x2x2xf32>) -> (tensor<4x2x2xf32>, tensor<4x2x2xf32>) {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %e = tensor.empty() : tensor<4x4xf32>
+  %x = tensor.expand_shape %e [[0], [1, 2]] output_shape [4, 2, 2] : tensor<4x4xf32> into tensor<4x2x2xf32>
+  %f = linalg.fill ins(%z : f32) outs(%x : tensor<4x2x2xf32>) -> tensor<4x2x2xf32>
+  %r0 = scf.for %i = %c0 to %c4 step %c1 iter_args(%o = %f) -> (tensor<4x2x2xf32>) {
+    %s = tensor.extract_slice %a[%i, 0, 0] [1, 2, 2] [1, 1, 1] : tensor<4x2x2xf32> to tensor<1x2x2xf32>
+    %u = tensor.insert_slice %s into %o[%i, 0, 0] [1, 2, 2] [1, 1, 1] : tensor<1x2x2xf32> into tensor<4x2x2xf32>
+    scf.yield %u : tensor<4x2x2xf32>
+  }
+  %r1 = scf.for %i = %c0 to %c4 step %c1 iter_args(%o = %f) -> (tensor<4x2x2xf32>) {
+    %s = tensor.extract_slice %b[%i, 0, 0] [1, 2, 2] [1, 1, 1] : tensor<4x2x2xf32> to tensor<1x2x2xf32>
+    %u = tensor.insert_slice %s into %o[%i, 0, 0] [1, 2, 2] [1, 1, 1] : tensor<1x2x2xf32> into tensor<4x2x2xf32>
+    scf.yield %u : tensor<4x2x2xf32>
+  }
+  return %r0, %r1 : tensor<4x2x2xf32>, tensor<4x2x2xf32>
+}

@@ -164,13 +164,45 @@ def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
       rounds as it reorders it into oneDNN's layout (the cast is erased);
       a bf16 convolution's zero-filled f32 output that one elementwise
       generic reads only through `arith.truncf` to bf16 becomes a bf16
-      buffer that oneDNN writes (the truncf is erased).
+      buffer that oneDNN writes (the truncf is erased);
+    - with `post-ops` (the default), a convolution whose zero-filled output
+      is read by one elementwise `linalg.generic` only (later in its block)
+      that computes a chain on it: `addf`/`mulf` (either operand order),
+      `subf`/`divf` (the convolution's value first) with a per-channel
+      operand (indexed by the channel loop only, batch norm's mean, scale,
+      weight and bias) or a full-size f32 one (the residual), ReLU
+      (`cmpf ugt` + `select` of 0.0, or `maximumf` with 0.0), and a final
+      `truncf` to bf16 (a ReLU may follow it: rounding commutes with it),
+      to `ampOnednnConv2dPost_<I>_<F>_<O>`: the chain becomes oneDNN
+      binary / eltwise post-ops in the same order on the f32 accumulators,
+      the call writes the generic's output and is placed where the
+      generic was (provided nothing in between writes the convolution's
+      inputs), the generic and the f32 output go. A leading
+      `truncf`+`extf` of the convolution's value (autocast's bf16 result
+      of the convolution, widened for the batch norm) is dropped: the
+      fused chain reads the f32 accumulator (one rounding fewer, at most
+      half a bf16 ulp before the batch norm). Other chains, bf16 or
+      non-channel operands, more than 6 operands or 8 ops stay unfused;
+    - likewise a `linalg.matmul` (no batch loop, C indexed (m, n)) whose
+      zero-filled M x N output one elementwise generic reads, directly or
+      through one `memref.expand_shape` (torch-mlir's 4 x 128 x N view), to
+      `ampOnednnMatmulPost_<A>_<B>_<C>_<S>`: operands per column (a
+      Linear's bias) or full-size contiguous (a residual), all of element
+      type S (f32 or bf16); the chain may also hold an erf-GELU (x * ((erf(x
+      / sqrt 2) + 1) * 0.5), oneDNN's eltwise_gelu_erf), and a leading
+      `truncf` of the accumulator followed by bf16 ops (autocast's bias +
+      GELU), which oneDNN computes in f32 with one rounding at the end.
     The call computes C = A * B + beta * C, beta 1, or 0 when a zero fill of
     C right before the op (bufferization's zeroed accumulator, in a buffer
     of the function that the inputs are no views of, with a non-empty
     reduction) is folded into it. The runtime creates one oneDNN primitive
-    per element types, shapes, strides and beta and keeps it.
+    per element types, shapes, strides, beta and post-ops and keeps it.
   }];
+  let options = [
+    Option<"postOps", "post-ops", "bool", /*default=*/"true",
+           "Fold an elementwise consumer (batch norm, ReLU, bias, GELU, "
+           "residual add) into the convolution or matmul as oneDNN post-ops">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect"];
 }

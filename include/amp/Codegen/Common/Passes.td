@@ -43,6 +43,15 @@ def AmpDuplicateFills : Pass<"amp-duplicate-fills", "func::FuncOp"> {
     clone of it, when the empty has other uses), when both are in one
     block: bufferization then allocates and fills the buffer there, not
     where CSE left the shared fill. Fills on buffers are left alone.
+
+    First, a `tensor.expand_shape` / `tensor.collapse_shape` of a
+    `tensor.empty` (static shape) becomes a `tensor.empty` of its own type
+    (upstream's `FoldEmptyTensorWithReshapeOp`, without its slice folds,
+    which would move allocations into tiled loops): a fill of a reshaped
+    empty (the packed accumulator view of amp-cpu-tile-and-vectorize's
+    batch matmuls) then has an empty of its own to clone. Before, the char
+    GPT's four attention-score batch matmuls filled one 1 MiB f32 buffer,
+    held from the first layer's forward to the last backward.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
@@ -165,6 +174,35 @@ def AmpFuseMultiUseElementwise
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def AmpNarrowSoftmaxReaders
+    : Pass<"amp-narrow-softmax-readers", "func::FuncOp"> {
+  let summary = "Let the f32 readers of a softmax that autocast also rounds to bf16/f16 read the rounded copy, so the f32 softmax is not stored";
+  let description = [{
+    Autocast computes a softmax in f32 (its exp and sum by the cast policy)
+    and rounds it to bf16/f16 for the low-precision matmul that reads it
+    (attention's `P @ V`): after elementwise fusion one `linalg.generic`
+    yields both the f32 softmax and its `arith.truncf` copy. The softmax
+    backward (`y * (dy - sum(dy * y))`) reads the f32 one, so a training
+    step stores both from the forward to the backward: in the char GPT's
+    bf16 step the two layers' f32 scores, 2 MiB of its 10.9 MiB peak.
+
+    Where the f32 value is a softmax (`exp(...) / sum(exp(...))`: a
+    `divf`, possibly under the `select` of a safe softmax, of an input
+    produced by a `linalg.generic` that computes `math.exp` by an input
+    produced by a reduction of that same exp), every other
+    `linalg.generic` that reads it as an input reads the rounded copy and
+    extends it to f32 in its body (`arith.extf`); the f32 result, then
+    unused, is dropped. The backward computes with the softmax rounded to
+    bf16 as PyTorch's CPU autocast does, which runs
+    `scaled_dot_product_attention` (and so its softmax and the softmax's
+    saved output) in bf16. Other f32 values with a rounded copy (a layer
+    norm's output) keep their f32 readers. The pipeline runs it with
+    autocast in graph mode.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def AmpFuseElementwise : Pass<"amp-fuse-elementwise", "func::FuncOp"> {
