@@ -41,6 +41,10 @@
 // PAR-LABEL: llvm.func @mm
 // PAR-NOT: omp.
 // PAR-LABEL: llvm.func @big
+// B's 16-column panels are packed first, by a parallel loop over the panels.
+// PAR: omp.parallel {
+// PAR-NEXT: omp.wsloop {
+// PAR-NEXT: omp.loop_nest ({{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) {
 // PAR: omp.parallel {
 // PAR-NEXT: omp.wsloop {
 // PAR-NEXT: omp.loop_nest ({{.*}}) : i64 = ({{.*}}) to ({{.*}}) step ({{.*}}) collapse(2) {

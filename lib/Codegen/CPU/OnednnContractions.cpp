@@ -550,6 +550,41 @@ parseChain(Block &body, Value start, Type result,
   return success();
 }
 
+/// Whether nothing between `from` and `to` (in one block) writes a buffer
+/// in `protect` (roots), `skip` aside; deallocations of those go to
+/// `moveAfter`.
+bool nothingWritesBetween(Operation *from, Operation *to,
+                          const llvm::SmallPtrSetImpl<Value> &protect,
+                          ArrayRef<Operation *> skip,
+                          SmallVectorImpl<Operation *> &moveAfter) {
+  for (Operation *o = from->getNextNode(); o != to; o = o->getNextNode()) {
+    if (llvm::is_contained(skip, o))
+      continue;
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(o)) {
+      if (protect.contains(rootBuffer(dealloc.getMemref())))
+        moveAfter.push_back(o);
+      continue;
+    }
+    if (isMemoryEffectFree(o) || isa<memref::AllocOp>(o))
+      continue;
+    SmallVector<Value> written;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(o)) {
+      if (!linalgOp.hasPureBufferSemantics())
+        return false;
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        written.push_back(init.get());
+    } else if (auto copy = dyn_cast<memref::CopyOp>(o)) {
+      written.push_back(copy.getTarget());
+    } else {
+      return false;
+    }
+    for (Value w : written)
+      if (protect.contains(rootBuffer(w)))
+        return false;
+  }
+  return true;
+}
+
 /// The elementwise consumer of `conv`'s output folded into the call: the
 /// output is an allocation of `conv`'s block that `fill` zeroes (beta 0)
 /// and that only `conv`, `fill`, deallocations and one elementwise
@@ -640,69 +675,13 @@ std::optional<FusedPostOps> fusedPostOps(linalg::LinalgOp conv,
         return rootBuffer(v) == rootBuffer(f.output);
       }))
     return std::nullopt;
-  for (Operation *o = conv->getNextNode(); o != g; o = o->getNextNode()) {
-    if (o == fill.getOperation())
-      continue;
-    if (auto dealloc = dyn_cast<memref::DeallocOp>(o)) {
-      if (dealloc.getMemref() == out)
-        continue;
-      if (protect.contains(rootBuffer(dealloc.getMemref())))
-        f.moveAfter.push_back(o);
-      continue;
-    }
-    if (isMemoryEffectFree(o) || isa<memref::AllocOp>(o))
-      continue;
-    SmallVector<Value> written;
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(o)) {
-      if (!linalgOp.hasPureBufferSemantics())
-        return std::nullopt;
-      for (OpOperand &init : linalgOp.getDpsInitsMutable())
-        written.push_back(init.get());
-    } else if (auto copy = dyn_cast<memref::CopyOp>(o)) {
-      written.push_back(copy.getTarget());
-    } else {
-      return std::nullopt;
-    }
-    for (Value w : written)
-      if (protect.contains(rootBuffer(w)) || rootBuffer(w) == out)
-        return std::nullopt;
-  }
+  SmallVector<Operation *> skip = {fill};
+  for (Operation *user : alloc->getUsers())
+    if (isa<memref::DeallocOp>(user))
+      skip.push_back(user);
+  if (!nothingWritesBetween(conv, g, protect, skip, f.moveAfter))
+    return std::nullopt;
   return f;
-}
-
-/// Whether nothing between `from` and `to` (in one block) writes a buffer
-/// in `protect` (roots), `skip` aside; deallocations of those go to
-/// `moveAfter`.
-bool nothingWritesBetween(Operation *from, Operation *to,
-                          const llvm::SmallPtrSetImpl<Value> &protect,
-                          ArrayRef<Operation *> skip,
-                          SmallVectorImpl<Operation *> &moveAfter) {
-  for (Operation *o = from->getNextNode(); o != to; o = o->getNextNode()) {
-    if (llvm::is_contained(skip, o))
-      continue;
-    if (auto dealloc = dyn_cast<memref::DeallocOp>(o)) {
-      if (protect.contains(rootBuffer(dealloc.getMemref())))
-        moveAfter.push_back(o);
-      continue;
-    }
-    if (isMemoryEffectFree(o) || isa<memref::AllocOp>(o))
-      continue;
-    SmallVector<Value> written;
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(o)) {
-      if (!linalgOp.hasPureBufferSemantics())
-        return false;
-      for (OpOperand &init : linalgOp.getDpsInitsMutable())
-        written.push_back(init.get());
-    } else if (auto copy = dyn_cast<memref::CopyOp>(o)) {
-      written.push_back(copy.getTarget());
-    } else {
-      return false;
-    }
-    for (Value w : written)
-      if (protect.contains(rootBuffer(w)))
-        return false;
-  }
-  return true;
 }
 
 /// A matmul's consumer folded into the call (ampOnednnMatmulPost_*): as a

@@ -248,8 +248,12 @@ std::optional<std::pair<bool, bool>> matmulTransposes(linalg::MatmulOp op) {
 /// The packed contraction's loops are ordered (N/nr, M, K, nr), so that a
 /// register tile's vector.contract has a leading unit dimension, which
 /// vector canonicalization drops. Returns the packed contraction.
+static bool vectorizePanelPack(RewriterBase &rewriter,
+                               linalg::TransposeOp transpose, bool parallel);
+
 FailureOr<linalg::LinalgOp> packRhsPanels(RewriterBase &rewriter,
-                                          linalg::MatmulOp op, int64_t nr) {
+                                          linalg::MatmulOp op, int64_t nr,
+                                          bool parallel) {
   rewriter.setInsertionPoint(op);
   std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
   if (!transposes)
@@ -285,6 +289,10 @@ FailureOr<linalg::LinalgOp> packRhsPanels(RewriterBase &rewriter,
     return failure();
   if (failed(lowerPacksAround(rewriter, *interchanged)))
     return failure();
+  if (auto rhsTranspose = interchanged->getDpsInputOperand(1)
+                              ->get()
+                              .getDefiningOp<linalg::TransposeOp>())
+    (void)vectorizePanelPack(rewriter, rhsTranspose, parallel);
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
 
@@ -411,88 +419,121 @@ int64_t dotPanelWidth(int64_t n, int64_t nr) {
   return 16;
 }
 
-/// The cast `value` is, when it is an elementwise f32 -> bf16 rounding
-/// (autocast's weight cast: a linalg.generic of identity maps whose body is
-/// one `arith.truncf` of its input); null otherwise.
-static arith::TruncFOp truncCastOf(Value value) {
+/// The float cast that `value` is, when it is an elementwise one: a
+/// linalg.generic of identity maps whose body is one `arith.truncf` (f32 to
+/// bf16: autocast's weight cast) or `arith.extf` (bf16/f16 to f32: a
+/// mixed-precision B widened for the FMA path, see
+/// extendOperandsToAccumulatorType) of its input; null otherwise.
+static Operation *floatCastOf(Value value) {
   auto cast = value.getDefiningOp<linalg::GenericOp>();
   if (!cast || cast.getNumDpsInputs() != 1 || cast.getNumDpsInits() != 1 ||
       cast->getNumResults() != 1 || cast.getNumReductionLoops() != 0 ||
       !llvm::all_of(cast.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isIdentity(); }))
-    return {};
+    return nullptr;
   Block &body = cast.getRegion().front();
-  auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
-  if (!trunc || trunc.getIn() != body.getArgument(0) ||
-      &body.front() != body.getTerminator()->getPrevNode() ||
-      body.getTerminator()->getOperand(0) != trunc.getResult() ||
-      !trunc.getIn().getType().isF32() || !trunc.getType().isBF16())
-    return {};
-  return trunc;
+  Operation *op = &body.front();
+  if (!isa<arith::TruncFOp, arith::ExtFOp>(op) ||
+      op->getOperand(0) != body.getArgument(0) ||
+      op != body.getTerminator()->getPrevNode() ||
+      body.getTerminator()->getOperand(0) != op->getResult(0) ||
+      !isa<FloatType>(op->getOperand(0).getType()))
+    return nullptr;
+  return op;
 }
 
-/// Writes B's VNNI packing `transpose` (see packForBf16Dot: a bf16
-/// [N/n_r, n_r, K/2, 2] -> [N/n_r, K/2, n_r, 2] of a transposed B, N x K, or
-/// [K/2, 2, N/n_r, n_r] -> [N/n_r, K/2, n_r, 2] of a plain one, K x N, each
-/// an expand_shape of B) as vector code: its pairs are 4-byte units, which
-/// linalg.transpose does not know (it keeps the innermost dimension of 2:
-/// amp-cpu-vectorize-transposes leaves it, and its loops moved one bf16 at
-/// a time). Transposed B: blocks of 8 rows x 8 pairs, read as 8 rows of 16
-/// bf16, bitcast to 8 x 8 i32, one vector.transpose, written as 8 rows of 8
-/// pairs. Plain B: per pair row, the two k rows of 32 columns are read and
-/// interleaved by a 2 x 32 vector.transpose. When B is autocast's f32 ->
-/// bf16 cast of an f32 tensor, the pack reads the f32 tensor and rounds
-/// each vector (the same `arith.truncf`): no full-size bf16 copy of B is
-/// made for the pack, and the cast disappears once every reader is a pack.
-/// Returns false (nothing changed) for other shapes.
-static bool vectorizeVnniPack(RewriterBase &rewriter,
-                              linalg::TransposeOp transpose) {
-  auto expand = transpose.getInput().getDefiningOp<tensor::ExpandShapeOp>();
+/// Writes the panel packing `transpose` of a contraction's B as vector code
+/// (`parallel`: the panels as an scf.forall when they hold at least
+/// kMinPackedRhsBytes). Four forms, each an expand_shape of B transposed:
+///   - AVX512-BF16 VNNI panels of a transposed B (N x K, a Linear's W):
+///     bf16 [N/n_r, n_r, K/2, 2] -> [N/n_r, K/2, n_r, 2]. Its pairs are
+///     4-byte units, which linalg.transpose does not know (it keeps the
+///     innermost dimension of 2: amp-cpu-vectorize-transposes left it and
+///     its loops moved one bf16 at a time): blocks of 8 rows x 8 pairs,
+///     read as 8 rows of 16 bf16, bitcast to 8 x 8 i32, one
+///     vector.transpose, written as 8 rows of 8 pairs.
+///   - VNNI panels of a plain B (K x N): [K/2, 2, N/n_r, n_r] ->
+///     [N/n_r, K/2, n_r, 2]: per pair row, the two k rows of 32 (16)
+///     columns interleaved by a 2 x 32 vector.transpose.
+///   - f32 panels of a plain B: [K, N/n_r, n_r] -> [N/n_r, K, n_r]: row
+///     copies (8 rows of n_r per step). Lowered to loops, they read B
+///     column panel by column panel, each row N elements apart.
+///   - f32 panels of a transposed B: [N/n_r, n_r, K] -> [N/n_r, K, n_r]:
+///     8 x 8 blocks and a vector.transpose (what amp-cpu-vectorize-transposes
+///     did, now inside the panels' parallel loop).
+/// When B is an elementwise float cast of another tensor (autocast's f32 ->
+/// bf16 weight cast before a VNNI pack; a bf16 B widened to f32 before an
+/// f32 pack on the FMA path), the pack reads that tensor and casts each
+/// vector (the same `arith.truncf` / `arith.extf`): no full-size copy of B
+/// in B's type is made for the pack, and the cast disappears once every
+/// reader is a pack. Returns false (nothing changed) for other shapes.
+static bool vectorizePanelPack(RewriterBase &rewriter,
+                               linalg::TransposeOp transpose, bool parallel) {
   auto inType = cast<RankedTensorType>(transpose.getInput().getType());
   auto outType = cast<RankedTensorType>(transpose.getInit().getType());
   ArrayRef<int64_t> perm = transpose.getPermutation();
-  if (!expand || !transpose.hasPureTensorSemantics() ||
-      !inType.hasStaticShape() || !inType.getElementType().isBF16() ||
-      inType.getRank() != 4 || outType.getDimSize(3) != 2)
+  if (!transpose.hasPureTensorSemantics() || !inType.hasStaticShape())
     return false;
-  bool transposedB = perm == ArrayRef<int64_t>{0, 2, 1, 3};
-  if (!transposedB && perm != ArrayRef<int64_t>{2, 0, 3, 1})
+  enum class Form { VnniT, VnniN, F32N, F32T } form;
+  Type elem = inType.getElementType();
+  if (elem.isBF16() && perm == ArrayRef<int64_t>{0, 2, 1, 3} &&
+      outType.getDimSize(3) == 2)
+    form = Form::VnniT;
+  else if (elem.isBF16() && perm == ArrayRef<int64_t>{2, 0, 3, 1} &&
+           outType.getDimSize(3) == 2)
+    form = Form::VnniN;
+  else if (elem.isF32() && perm == ArrayRef<int64_t>{1, 0, 2})
+    form = Form::F32N;
+  else if (elem.isF32() && perm == ArrayRef<int64_t>{0, 2, 1})
+    form = Form::F32T;
+  else
     return false;
-  int64_t panels = outType.getDimSize(0), pairs = outType.getDimSize(1),
+  int64_t panels = outType.getDimSize(0), rows = outType.getDimSize(1),
           cols = outType.getDimSize(2);
-  // Block sizes: transposed B, 8 (n) x 8 (pairs); plain B, 1 pair x 32 (n).
-  int64_t blockN = transposedB ? amp::largestDivisorAtMost(cols, 8)
-                  : cols % 32 == 0 ? 32
-                                   : amp::largestDivisorAtMost(cols, 16);
-  int64_t blockK = transposedB ? amp::largestDivisorAtMost(pairs, 8) : 1;
+  // Block sizes (rows: k or k pairs; cols: n within the panel).
+  int64_t blockK = 1, blockN = cols;
+  switch (form) {
+  case Form::VnniT:
+  case Form::F32T:
+    blockK = amp::largestDivisorAtMost(rows, 8);
+    blockN = amp::largestDivisorAtMost(cols, 8);
+    break;
+  case Form::VnniN:
+    blockN = cols % 32 == 0 ? 32 : amp::largestDivisorAtMost(cols, 16);
+    break;
+  case Form::F32N:
+    blockK = amp::largestDivisorAtMost(rows, 8);
+    break;
+  }
   if (blockN < 4)
     return false;
 
   Location loc = transpose.getLoc();
   rewriter.setInsertionPoint(transpose);
-  // Read the f32 tensor of a cast through an expand_shape of its own.
-  // (lowerPack pads B even where nothing is padded.)
-  Value source = expand.getSrc();
-  if (auto padOp = source.getDefiningOp<tensor::PadOp>();
-      padOp && padOp.hasZeroLowPad() && padOp.hasZeroHighPad())
-    source = padOp.getSource();
-  arith::TruncFOp trunc = truncCastOf(source);
-  Type readElem = rewriter.getBF16Type();
-  if (trunc) {
-    auto castOp = source.getDefiningOp<linalg::GenericOp>();
-    Value wide = castOp.getDpsInputOperand(0)->get();
-    source = tensor::ExpandShapeOp::create(
-        rewriter, loc, inType.clone(rewriter.getF32Type()), wide,
-        expand.getReassociationIndices());
-    readElem = rewriter.getF32Type();
-  } else {
-    source = expand.getResult();
+  // B a cast of another tensor: read that tensor through an expand_shape of
+  // its own (lowerPack pads B even where nothing is padded).
+  Value source = transpose.getInput();
+  Operation *castOp = nullptr;
+  Type readElem = elem;
+  if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>()) {
+    Value cast = expand.getSrc();
+    if (auto padOp = cast.getDefiningOp<tensor::PadOp>();
+        padOp && padOp.hasZeroLowPad() && padOp.hasZeroHighPad())
+      cast = padOp.getSource();
+    if ((castOp = floatCastOf(cast))) {
+      Value from = cast.getDefiningOp<linalg::GenericOp>()
+                       .getDpsInputOperand(0)
+                       ->get();
+      readElem = castOp->getOperand(0).getType();
+      source = tensor::ExpandShapeOp::create(
+          rewriter, loc, inType.clone(readElem), from,
+          expand.getReassociationIndices());
+    }
   }
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
-  Value zero = index(0), one = index(1), numPanels = index(panels),
-        numPairs = index(pairs), numCols = index(cols),
+  Value zero = index(0), numRows = index(rows), numCols = index(cols),
         stepK = index(blockK), stepN = index(blockN);
   Value pad = arith::ConstantOp::create(rewriter, loc, readElem,
                                         rewriter.getZeroAttr(readElem));
@@ -500,67 +541,124 @@ static bool vectorizeVnniPack(RewriterBase &rewriter,
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
   Type bf16 = rewriter.getBF16Type(), i32 = rewriter.getI32Type();
+  // B's cast applied to a vector read of its source.
   auto round = [&](OpBuilder &b, Location l, Value v) -> Value {
-    if (!trunc)
+    if (!castOp)
       return v;
-    auto type = cast<VectorType>(v.getType()).clone(bf16);
-    auto t = arith::TruncFOp::create(b, l, type, v);
-    t->setAttrs(trunc->getAttrs());
-    return t;
+    auto type = cast<VectorType>(v.getType()).clone(elem);
+    Operation *c =
+        isa<arith::TruncFOp>(castOp)
+            ? arith::TruncFOp::create(b, l, type, v).getOperation()
+            : arith::ExtFOp::create(b, l, type, v).getOperation();
+    c->setAttrs(castOp->getAttrs());
+    return c->getResult(0);
   };
-  auto body = [&](OpBuilder &b, Location l, Value p, Value kp, Value n,
-                  Value out) -> Value {
-    if (transposedB) {
-      // in[p, n.., kp.., 2] as blockN rows of 2 * blockK.
-      Value v = vector::TransferReadOp::create(
-          b, l, VectorType::get({blockN, blockK, 2}, readElem), source,
-          ValueRange{p, n, kp, zero}, pad,
-          AffineMap::get(4, 0, {d1, d2, d3}, ctx),
-          SmallVector<bool>(3, true));
+  auto read = [&](OpBuilder &b, Location l, ArrayRef<int64_t> shape,
+                  ValueRange indices, AffineMap map) -> Value {
+    return vector::TransferReadOp::create(
+        b, l, VectorType::get(shape, readElem), source, indices, pad, map,
+        SmallVector<bool>(shape.size(), true));
+  };
+  auto write = [&](OpBuilder &b, Location l, Value v, Value out,
+                   ValueRange indices) -> Value {
+    int64_t rank = cast<VectorType>(v.getType()).getRank();
+    int64_t outRank = cast<RankedTensorType>(out.getType()).getRank();
+    return vector::TransferWriteOp::create(
+               b, l, v, out, indices,
+               AffineMap::getMinorIdentityMap(outRank, rank, ctx),
+               SmallVector<bool>(rank, true))
+        .getResult();
+  };
+  // One block: panel `p` of the source, written at panel `q` of `out` (the
+  // panel's own slice in the scf.forall, `out` itself otherwise).
+  auto block = [&](OpBuilder &b, Location l, Value p, Value q, Value k,
+                   Value n, Value out) -> Value {
+    switch (form) {
+    case Form::VnniT: {
+      Value v = read(b, l, {blockN, blockK, 2}, {p, n, k, zero},
+                     AffineMap::get(4, 0, {d1, d2, d3}, ctx));
       v = vector::ShapeCastOp::create(
           b, l, VectorType::get({blockN, 2 * blockK}, readElem), v);
       v = round(b, l, v);
-      v = vector::BitCastOp::create(b, l, VectorType::get({blockN, blockK}, i32),
-                                    v);
+      v = vector::BitCastOp::create(b, l,
+                                    VectorType::get({blockN, blockK}, i32), v);
       v = vector::TransposeOp::create(b, l, v, ArrayRef<int64_t>{1, 0});
       v = vector::BitCastOp::create(
           b, l, VectorType::get({blockK, 2 * blockN}, bf16), v);
       v = vector::ShapeCastOp::create(
           b, l, VectorType::get({blockK, blockN, 2}, bf16), v);
-      return vector::TransferWriteOp::create(
-                 b, l, v, out, ValueRange{p, kp, n, zero},
-                 AffineMap::get(4, 0, {d1, d2, d3}, ctx),
-                 SmallVector<bool>(3, true))
-          .getResult();
+      return write(b, l, v, out, {q, k, n, zero});
     }
-    // in[kp, 0..2, p, n..]: the pair's two k rows.
-    Value v = vector::TransferReadOp::create(
-        b, l, VectorType::get({2, blockN}, readElem), source,
-        ValueRange{kp, zero, p, n}, pad, AffineMap::get(4, 0, {d1, d3}, ctx),
-        SmallVector<bool>(2, true));
-    v = round(b, l, v);
-    v = vector::TransposeOp::create(b, l, v, ArrayRef<int64_t>{1, 0});
-    return vector::TransferWriteOp::create(
-               b, l, v, out, ValueRange{p, kp, n, zero},
-               AffineMap::get(4, 0, {d2, d3}, ctx), SmallVector<bool>(2, true))
-        .getResult();
+    case Form::VnniN: {
+      Value v = read(b, l, {2, blockN}, {k, zero, p, n},
+                     AffineMap::get(4, 0, {d1, d3}, ctx));
+      v = round(b, l, v);
+      v = vector::TransposeOp::create(b, l, v, ArrayRef<int64_t>{1, 0});
+      return write(b, l, v, out, {q, k, n, zero});
+    }
+    case Form::F32N: {
+      Value v = read(b, l, {blockK, blockN}, {k, p, n},
+                     AffineMap::get(3, 0, {d0, d2}, ctx));
+      return write(b, l, round(b, l, v), out, {q, k, n});
+    }
+    case Form::F32T: {
+      Value v = read(b, l, {blockN, blockK}, {p, n, k},
+                     AffineMap::get(3, 0, {d1, d2}, ctx));
+      v = round(b, l, v);
+      v = vector::TransposeOp::create(b, l, v, ArrayRef<int64_t>{1, 0});
+      return write(b, l, v, out, {q, k, n});
+    }
+    }
+    llvm_unreachable("form");
+  };
+  // The k and n loops of one panel.
+  auto panel = [&](OpBuilder &b, Location l, Value p, Value q,
+                   Value out) -> Value {
+    auto kLoop = scf::ForOp::create(
+        b, l, zero, numRows, stepK, ValueRange{out},
+        [&](OpBuilder &b, Location l, Value k, ValueRange args) {
+          auto nLoop = scf::ForOp::create(
+              b, l, zero, numCols, stepN, args,
+              [&](OpBuilder &b, Location l, Value n, ValueRange args) {
+                scf::YieldOp::create(b, l,
+                                     block(b, l, p, q, k, n, args.front()));
+              });
+          scf::YieldOp::create(b, l, nLoop.getResults());
+        });
+    return kLoop.getResult(0);
   };
   Value init = transpose.getInit();
+  int64_t bytes = outType.getNumElements() * outType.getElementTypeBitWidth() / 8;
+  if (parallel && panels > 1 && bytes >= kMinPackedRhsBytes) {
+    auto forall = scf::ForallOp::create(
+        rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(panels)},
+        ValueRange{init}, std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    Value p = forall.getInductionVars().front();
+    SmallVector<OpFoldResult> offsets(outType.getRank(),
+                                      rewriter.getIndexAttr(0));
+    offsets[0] = p;
+    SmallVector<OpFoldResult> sizes, strides(outType.getRank(),
+                                             rewriter.getIndexAttr(1));
+    for (int64_t d : outType.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    sizes[0] = rewriter.getIndexAttr(1);
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, loc, forall.getRegionIterArgs().front(), offsets, sizes,
+        strides);
+    Value packed = panel(rewriter, loc, p, zero, slice);
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, packed,
+                                          forall.getRegionIterArgs().front(),
+                                          offsets, sizes, strides);
+    rewriter.replaceOp(transpose, forall.getResults());
+    return true;
+  }
   auto loops = scf::ForOp::create(
-      rewriter, loc, zero, numPanels, one, ValueRange{init},
+      rewriter, loc, zero, index(panels), index(1), ValueRange{init},
       [&](OpBuilder &b, Location l, Value p, ValueRange args) {
-        auto kLoop = scf::ForOp::create(
-            b, l, zero, numPairs, stepK, args,
-            [&](OpBuilder &b, Location l, Value kp, ValueRange args) {
-              auto nLoop = scf::ForOp::create(
-                  b, l, zero, numCols, stepN, args,
-                  [&](OpBuilder &b, Location l, Value n, ValueRange args) {
-                    scf::YieldOp::create(b, l,
-                                         body(b, l, p, kp, n, args.front()));
-                  });
-              scf::YieldOp::create(b, l, nLoop.getResults());
-            });
-        scf::YieldOp::create(b, l, kLoop.getResults());
+        scf::YieldOp::create(b, l, panel(b, l, p, p, args.front()));
       });
   rewriter.replaceOp(transpose, loops.getResults());
   return true;
@@ -581,7 +679,8 @@ static bool vectorizeVnniPack(RewriterBase &rewriter,
 /// register tile is unrolled to 1 x 16 x 1 x 2.
 FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
                                            linalg::LinalgOp op, unsigned nDim,
-                                           unsigned kDim, int64_t nr) {
+                                           unsigned kDim, int64_t nr,
+                                           bool parallel) {
   rewriter.setInsertionPoint(op);
   unsigned numLoops = op.getNumLoops();
   SmallVector<OpFoldResult> sizes(numLoops, rewriter.getIndexAttr(0));
@@ -665,7 +764,7 @@ FailureOr<linalg::LinalgOp> packForBf16Dot(RewriterBase &rewriter,
   if (auto rhsTranspose = interchanged->getDpsInputOperand(1)
                               ->get()
                               .getDefiningOp<linalg::TransposeOp>())
-    (void)vectorizeVnniPack(rewriter, rhsTranspose);
+    (void)vectorizePanelPack(rewriter, rhsTranspose, parallel);
   (*interchanged)->setAttr(kDotContractionMarker, rewriter.getUnitAttr());
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
@@ -1089,7 +1188,7 @@ struct AmpCpuTileAndVectorizePass
         untransposeLhs(rewriter, op);
         int64_t n = op.getStaticLoopRanges()[nk.first];
         (void)packForBf16Dot(rewriter, op, nk.first, nk.second,
-                             dotPanelWidth(n, dotReg[1]));
+                             dotPanelWidth(n, dotReg[1]), parallel);
       }
     }
 
@@ -1102,7 +1201,7 @@ struct AmpCpuTileAndVectorizePass
     });
     for (linalg::MatmulOp op : matmuls) {
       untransposeLhs(rewriter, op);
-      (void)packRhsPanels(rewriter, op, reg[1]);
+      (void)packRhsPanels(rewriter, op, reg[1], parallel);
     }
 
     // 3. Tile every static contraction twice and vectorize the register tile.

@@ -2,6 +2,7 @@
 // RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=32,64,64 register-tile=4,8,4 pack-rhs=false cpu-features=generic" | FileCheck %s --check-prefix=SMALL
 // RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="cache-tile=64,64,128 parallel=true pack-rhs=false cpu-features=generic" | FileCheck %s --check-prefix=PAR
 // RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize=cpu-features=generic | FileCheck %s --check-prefix=PACK
+// RUN: amp-opt %s -split-input-file --amp-cpu-tile-and-vectorize="parallel=true cpu-features=generic" | FileCheck %s --check-prefix=PACKPAR
 
 // A matmul: cache tiles (m 128, n 128, k 256 by default; the single k
 // tile's loop folds away), register tiles (6 x 16, k 8) vectorized into a
@@ -25,8 +26,12 @@
 // n = 128 over 8 panels of 16; the register tiles drop the unit panel
 // dimension and vectorize as above.
 // PACK-LABEL: func @matmul
-// PACK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [256, 16, 16]
-// PACK: linalg.transpose ins(%{{.*}} : tensor<256x16x16xf32>) outs(%{{.*}} : tensor<16x256x16xf32>) permutation = [1, 0, 2]
+// The panels are written by vector code: 8 rows of 16 per step.
+// PACK: %[[B:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [256, 16, 16]
+// PACK: scf.for
+// PACK: vector.transfer_read %[[B]]{{.*}} : tensor<256x16x16xf32>, vector<8x16xf32>
+// PACK-NEXT: vector.transfer_write {{.*}} : vector<8x16xf32>, tensor<16x256x16xf32>
+// PACK-NOT: linalg.transpose
 // PACK: scf.for {{.*}} to %c16 step %c8
 // PACK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
 // C's unpack is a view: the collapse is returned, not copied into a
@@ -38,6 +43,14 @@
 // With `parallel`, the m and n cache tiles form an scf.forall and the k
 // cache tiles a sequential loop inside it.
 // PAR-LABEL: func @matmul
+// With `parallel`, B's panels (256 KiB) are packed by an scf.forall over
+// the panels, each writing its own slice.
+// PACKPAR-LABEL: func @matmul
+// PACKPAR: scf.forall (%{{.*}}) in (16) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<16x256x16xf32>)
+// PACKPAR: tensor.extract_slice %[[OUT]]{{.*}} [1, 256, 16] [1, 1, 1] : tensor<16x256x16xf32> to tensor<1x256x16xf32>
+// PACKPAR: vector.transfer_read {{.*}} : tensor<256x16x16xf32>, vector<8x16xf32>
+// PACKPAR: vector.transfer_write {{.*}} : vector<8x16xf32>, tensor<1x256x16xf32>
+// PACKPAR: tensor.parallel_insert_slice {{.*}} into %[[OUT]]
 // PAR: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (256, 256) step (64, 64)
 // PAR: scf.for {{.*}} to %c256 step %c128
 // PAR: vector.contract
@@ -73,8 +86,11 @@ func.func @matmul_bf16(%a: tensor<16x20xbf16>, %b: tensor<20x24xbf16>, %c: tenso
 // PACK-LABEL: func @matmul_bf16_packed
 // PACK: linalg.generic {{.*}} ins(%{{.*}} : tensor<64x256xbf16>) outs(%{{.*}} : tensor<64x256xf32>)
 // PACK: arith.extf {{.*}} : bf16 to f32
-// PACK: linalg.generic {{.*}} ins(%{{.*}} : tensor<256x512xbf16>) outs(%{{.*}} : tensor<256x512xf32>)
-// PACK: linalg.transpose ins(%{{.*}} : tensor<256x32x16xf32>) outs(%{{.*}} : tensor<32x256x16xf32>)
+// B is widened as it is packed (no f32 copy of B).
+// PACK-NOT: linalg.generic
+// PACK: vector.transfer_read {{.*}} : tensor<256x32x16xbf16>, vector<8x16xbf16>
+// PACK-NEXT: arith.extf {{.*}} : vector<8x16xbf16> to vector<8x16xf32>
+// PACK-NEXT: vector.transfer_write {{.*}} : vector<8x16xf32>, tensor<32x256x16xf32>
 // PACK-NOT: arith.extf
 // PACK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
 // PACK-NOT: arith.extf
@@ -91,11 +107,12 @@ func.func @matmul_bf16_packed(%a: tensor<64x256xbf16>, %b: tensor<256x512xbf16>,
 // A bf16 B of 256 x 320 (160 KiB) is packed: as f32, the way it is packed,
 // it holds 320 KiB.
 // PACK-LABEL: func @matmul_unsigned_packed
-// PACK: linalg.transpose
+// PACK: vector.transfer_read {{.*}} : tensor<1024x16x16xf16>, vector<8x16xf16>
+// PACK-NEXT: arith.extf {{.*}} : vector<8x16xf16> to vector<8x16xf32>
 // PACK: arith.uitofp
 // PACK-NOT: arith.sitofp
 // PACK-LABEL: func @matmul_bf16_sized_as_f32
-// PACK: linalg.transpose ins(%{{.*}} : tensor<256x20x16xf32>)
+// PACK: vector.transfer_write {{.*}} : vector<8x16xf32>, tensor<20x256x16xf32>
 func.func @matmul_unsigned_packed(%a: tensor<8x1024xi8>, %b: tensor<1024x256xf16>, %c: tensor<8x256xf32>) -> tensor<8x256xf32> {
   %r = linalg.matmul {cast = #linalg.type_fn<cast_unsigned>} ins(%a, %b : tensor<8x1024xi8>, tensor<1024x256xf16>) outs(%c : tensor<8x256xf32>) -> tensor<8x256xf32>
   return %r : tensor<8x256xf32>
@@ -110,15 +127,17 @@ func.func @matmul_bf16_sized_as_f32(%a: tensor<64x256xbf16>, %b: tensor<256x320x
 // The transposed-operand forms amp-fold-transpose-into-contraction leaves
 // (a Linear's x @ W^T, the weight gradient dY^T @ X) are packed too: B^T
 // (N x K, 256 x 256 f32) goes to the 16-column panels by one transpose
-// from its stored order ([N/16, 16, K] -> [N/16, K, 16]); A^T (K x M) is
-// transposed to M x K once. The register tile's accumulator (a 6 x 16
+// from its stored order ([N/16, 16, K] -> [N/16, K, 16], 8 x 8 blocks);
+// A^T (K x M) is transposed to M x K once. The register tile's accumulator (a 6 x 16
 // slice of C viewed as M x N/16 x 16) is written back through the same
 // rank-reducing map it is read with, so that loop-invariant-subset-hoisting
 // keeps it in registers across the k loop.
 // PACK-LABEL: func @matmul_transposed
 // PACK: linalg.transpose ins(%{{.*}} : tensor<256x128xf32>) outs(%{{.*}} : tensor<128x256xf32>) permutation = [1, 0]
 // PACK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [16, 16, 256] : tensor<256x256xf32> into tensor<16x16x256xf32>
-// PACK: linalg.transpose ins(%{{.*}} : tensor<16x16x256xf32>) outs(%{{.*}} : tensor<16x256x16xf32>) permutation = [0, 2, 1]
+// PACK: vector.transfer_read %{{.*}} : tensor<16x16x256xf32>, vector<8x8xf32>
+// PACK-NEXT: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
+// PACK-NEXT: vector.transfer_write {{.*}} : vector<8x8xf32>, tensor<16x256x16xf32>
 // PACK: %[[ACC:.*]] = vector.transfer_read %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : tensor<128x8x16xf32>, vector<6x16xf32>
 // PACK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
 // PACK: vector.transfer_write %{{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : vector<6x16xf32>, tensor<128x8x16xf32>

@@ -184,11 +184,14 @@ def AmpCpuOnednnContractions : Pass<"amp-cpu-onednn-contractions", "ModuleOp"> {
       half a bf16 ulp before the batch norm). Other chains, bf16 or
       non-channel operands, more than 6 operands or 8 ops stay unfused;
     - likewise a `linalg.matmul` (no batch loop, C indexed (m, n)) whose
-      zero-filled M x N output one elementwise generic reads, directly or
-      through one `memref.expand_shape` (torch-mlir's 4 x 128 x N view), to
-      `ampOnednnMatmulPost_<A>_<B>_<C>_<S>`: operands per column (a
-      Linear's bias) or full-size contiguous (a residual), all of element
-      type S (f32 or bf16); the chain may also hold an erf-GELU (x * ((erf(x
+      zero-filled M x N output (an allocation, or a `collapse_shape` of one
+      that keeps its last dimension) one elementwise generic reads,
+      directly or through one `memref.expand_shape` (torch-mlir's 4 x 128 x
+      N view, or 1 x 128 x 4 x 3 x 256 for attention's packed projection),
+      to `ampOnednnMatmulPost_<A>_<B>_<C>_<S>`: operands per column (a
+      Linear's bias, read by the loops N was split into, contiguous) or
+      full-size contiguous (a residual), all of element type S (f32 or
+      bf16); the chain may also hold an erf-GELU (x * ((erf(x
       / sqrt 2) + 1) * 0.5), oneDNN's eltwise_gelu_erf), and a leading
       `truncf` of the accumulator followed by bf16 ops (autocast's bias +
       GELU), which oneDNN computes in f32 with one rounding at the end.
