@@ -14,10 +14,14 @@
 #   sysdeps.tar.xz  the other non-glibc libraries those load (libffi, libedit,
 #                   libxml2, ICU, Z3, ...); run.sh installs only the ones the
 #                   machine lacks.
-#   build.tar.xz    build/bin, build/lib/*.so and build/test/lit.site.cfg.py.
+#   build.tar.xz    build/bin, build/lib/*.so and build/test/lit.site.cfg.py,
+#                   with the CPU runtime rebuilt without oneDNN (in
+#                   build-gpu-runtime/: libdnnl.so is 40 MB and the device
+#                   machine takes 64 MiB in all; the GPU checks run no
+#                   gemm=onednn code, and lit's onednn feature is off).
 # The build's paths are absolute (/work/main/build, RUNPATHs, lit's site
 # config), so run.sh links /work/main to the checkout when they differ.
-# The three come to about 62 MB. Needs: a finished build (scripts/build.sh), xz.
+# The three come to about 45 MB. Needs: a finished build (scripts/build.sh), xz.
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -34,8 +38,20 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/llvm$llvm/lib" "$stage/llvm$llvm/bin" "$stage/llvm$llvm/utils" "$stage/sys"
 
+# The build's files, with the CPU runtime built without oneDNN.
+nodnnl="$root/build-gpu-runtime"
+AMP_BUILD_DIR="$nodnnl" AMP_CMAKE_ARGS="-DAMP_ENABLE_ONEDNN=OFF" \
+  bash "$root/scripts/build.sh" amp_cpu_runtime > "$stage/runtime-build.log" 2>&1 ||
+  { cat "$stage/runtime-build.log" >&2; echo "bundle.sh: building the CPU runtime without oneDNN failed" >&2; exit 1; }
+mkdir -p "$stage/build/build/bin" "$stage/build/build/lib" "$stage/build/build/test"
+cp -a "$build"/bin/* "$stage/build/build/bin/"
+cp -a "$build"/lib/*.so "$stage/build/build/lib/"
+cp -L "$nodnnl/lib/libamp_cpu_runtime.so" "$stage/build/build/lib/"
+sed 's/^config.amp_have_onednn = .*/config.amp_have_onednn = False/' \
+  "$build/test/lit.site.cfg.py" > "$stage/build/build/test/lit.site.cfg.py"
+
 tools=("$llvm/bin/FileCheck" "$llvm/bin/not" "$llvm/bin/count")
-objects=("$build"/bin/* "$build"/lib/*.so "${tools[@]}")
+objects=("$stage/build/build"/bin/* "$stage/build/build"/lib/*.so "${tools[@]}")
 # Every shared library the objects load, by soname and resolved path.
 declare -A seen=()
 while read -r soname path; do
@@ -47,7 +63,7 @@ while read -r soname path; do
     libLLVM*|libMLIR*|libmlir_*|libomp*) cp -L "$path" "$stage/llvm$llvm/lib/$soname" ;;
     *) cp -L "$path" "$stage/sys/$soname" ;;
   esac
-done < <(ldd "${objects[@]}" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
+done < <(LD_LIBRARY_PATH="$stage/build/build/lib" ldd "${objects[@]}" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
 # The JIT's runtime libraries are loaded by path, under their link names.
 for name in libmlir_runner_utils libmlir_c_runner_utils libmlir_float16_utils \
             libmlir_apfloat_wrappers; do
@@ -68,6 +84,5 @@ echo "bundle.sh: packing $(ls "$stage/llvm$llvm/lib" | wc -l) LLVM/MLIR librarie
      "$(ls "$stage/sys" | wc -l) system libraries, build/ into $out"
 tar -C "$stage/llvm" -cf - . | xz -T0 -9 > "$out/llvm.tar.xz"
 tar -C "$stage/sys" -cf - . | xz -T0 -9 > "$out/sysdeps.tar.xz"
-(cd "$root" && tar -cf - --exclude='*.a' build/bin build/lib/*.so build/test/lit.site.cfg.py) |
-  xz -T0 -9 > "$out/build.tar.xz"
+tar -C "$stage/build" -cf - build | xz -T0 -9 > "$out/build.tar.xz"
 du -ch "$out"/*.tar.xz | tail -1 | sed 's/^/bundle.sh: total /'
