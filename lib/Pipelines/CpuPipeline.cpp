@@ -62,12 +62,6 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
                    options.gemm + "'";
     return failure();
   }
-  // AMX tiles are not generated: an AMX CPU has AVX512-BF16, which the
-  // code generator uses (gemm=onednn calls oneDNN's AMX kernels).
-  if (features == "amx" && gemm == "codegen")
-    llvm::errs() << "warning: amp-cpu-pipeline: cpu-features=amx: no AMX code "
-                    "generation; bf16 contractions use AVX512-BF16 "
-                    "(vdpbf16ps) (gemm=onednn calls oneDNN's AMX kernels)\n";
   for (auto [name, tile] :
        {std::pair<StringRef, ArrayRef<int64_t>>{"cache-tile", options.cacheTile},
         {"register-tile", options.registerTile}}) {
@@ -168,6 +162,11 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
     onednnOptions.postOps = options.onednnPostOps;
     pm.addPass(createAmpCpuOnednnContractions(onednnOptions));
   }
+  // AMX: the bf16 register tiles become tile loads and tdpbf16ps, their
+  // accumulators carried by the k loops in tile registers.
+  AmpCpuAmxTilesOptions amxOptions;
+  amxOptions.cpuFeatures = options.cpuFeatures;
+  pm.addNestedPass<func::FuncOp>(createAmpCpuAmxTiles(amxOptions));
   // The bf16 pairs of AVX512-BF16 tiles: one 1-D load per row of pairs.
   pm.addNestedPass<func::FuncOp>(createAmpCpuFlattenPairTransfers());
   // A buffer is held from its first use to its last (use or view's use):
@@ -232,10 +231,13 @@ LogicalResult mlir::amp::buildCpuPipeline(OpPassManager &pm,
               "amp-convert-scf-to-cf,"
               "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
               "vector-transpose-lowering=shuffle1d enable-x86vector=true "
+              "enable-amx=true "
               "reassociate-fp-reductions=true},"
-              "convert-openmp-to-llvm,convert-math-to-llvm,convert-math-to-"
-              "libm,"
-              "convert-to-llvm,"
+              "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
+              // After convert-to-llvm: the block arguments of an AMX k loop
+              // inside a parallel loop's region are tiles, a type that
+              // convert-openmp-to-llvm's converter does not know.
+              "convert-openmp-to-llvm,"
               "reconcile-unrealized-casts,canonicalize,cse",
           errorMessage)))
     return failure();

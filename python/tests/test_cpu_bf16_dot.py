@@ -1,12 +1,13 @@
-"""AVX512-BF16 code generation (amp-cpu-pipeline cpu-features=avx512bf16):
-bf16 x bf16 -> f32 contractions packed in VNNI layout and computed with
-vdpbf16ps, against numpy in f32 on the same bf16 inputs. Shapes cover odd K
+"""AVX512-BF16 and AMX code generation (amp-cpu-pipeline
+cpu-features=avx512bf16 / amx): bf16 x bf16 -> f32 contractions packed in
+VNNI layout and computed with vdpbf16ps (AMX: tdpbf16ps on 16 x 16 tiles,
+amp-cpu-amx-tiles), against numpy in f32 on the same bf16 inputs. Shapes cover odd K
 (a zero-padded last pair), N that the 64-wide panels do not divide (padded
 panels, 16-wide panels), M that the 6-row register tile does not divide,
 transposed A and B, batch_matmul and an accumulating (non-zero) C. The same
 cases on cpu-features=generic (the FMA path) run on every CPU; the
-AVX512-BF16 ones are skipped, with the reason, on a CPU without the
-instructions (/proc/cpuinfo flag avx512_bf16).
+AVX512-BF16 and AMX ones are skipped, with the reason, on a CPU without the
+instructions (/proc/cpuinfo flags avx512_bf16, amx_tile and amx_bf16).
 """
 import numpy as np
 import pytest
@@ -17,11 +18,14 @@ from host_cpu import cpu_flags
 
 
 AVX512BF16 = "avx512_bf16" in cpu_flags()
+AMX = {"amx_tile", "amx_bf16"} <= cpu_flags()
 BF16 = numpy_dtype("bf16")
 
 FEATURES = [
     pytest.param("avx512bf16", marks=pytest.mark.skipif(
         not AVX512BF16, reason="needs AVX512-BF16 (vdpbf16ps)")),
+    pytest.param("amx", marks=pytest.mark.skipif(
+        not AMX, reason="needs AMX-TILE and AMX-BF16 (tdpbf16ps)")),
     "generic",
 ]
 

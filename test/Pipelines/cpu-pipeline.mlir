@@ -67,8 +67,13 @@ func.func @mm(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32>
   %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
-// RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=amx -o /dev/null 2>&1 | FileCheck %s --check-prefix=AMX
-// AMX: warning: amp-cpu-pipeline: cpu-features=amx: no AMX code generation; bf16 contractions use AVX512-BF16 (vdpbf16ps) (gemm=onednn calls oneDNN's AMX kernels)
+// AMX tiles for the autocast (bf16) matmul, and no warning.
+// RUN: amp-opt %s --amp-cpu-pipeline=cpu-features=amx 2>&1 | FileCheck %s --check-prefix=AMX
+// AMX-NOT: warning
+// AMX-LABEL: llvm.func @mm(
+// AMX: llvm.call_intrinsic "llvm.x86.tileloadd64.internal"
+// AMX: llvm.call_intrinsic "llvm.x86.tdpbf16ps.internal"
+// AMX: llvm.call_intrinsic "llvm.x86.tilestored64.internal"
 
 func.func @big(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32

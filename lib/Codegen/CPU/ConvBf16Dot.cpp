@@ -32,8 +32,11 @@ using namespace mlir;
 namespace {
 
 /// The panel width n_r for P output positions: 64, or 48/32/16 where that
-/// pads P much less (as amp-cpu-tile-and-vectorize's dotPanelWidth).
-int64_t panelWidth(int64_t p) {
+/// pads P much less (as amp-cpu-tile-and-vectorize's dotPanelWidth); 16,
+/// one AMX tile's columns, with AMX.
+int64_t panelWidth(int64_t p, bool amx) {
+  if (amx)
+    return 16;
   auto padded = [&](int64_t w) { return llvm::divideCeil(p, w) * w; };
   int64_t best = padded(16);
   for (int64_t w = 64; w > 16; w -= 16)
@@ -59,8 +62,8 @@ Value padHigh(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape,
   return tensor::PadOp::create(b, loc, type.clone(shape), v, low, high, zero);
 }
 
-LogicalResult rewriteConv(RewriterBase &rewriter,
-                          linalg::Conv2DNchwFchwOp conv) {
+LogicalResult rewriteConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                          bool amx) {
   if (!conv.hasPureTensorSemantics() || conv.hasDynamicShape() ||
       conv->getNumResults() != 1)
     return failure();
@@ -84,7 +87,7 @@ LogicalResult rewriteConv(RewriterBase &rewriter,
   int64_t k = c * kh * kw, p = oh * ow;
   if (k == 0 || p == 0 || n == 0 || f == 0)
     return failure();
-  int64_t nr = panelWidth(p);
+  int64_t nr = panelWidth(p, amx);
   int64_t pPadded = llvm::divideCeil(p, nr) * nr, k2 = llvm::divideCeil(k, 2);
 
   Location loc = conv.getLoc();
@@ -234,7 +237,7 @@ struct AmpCpuConvBf16DotPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::Conv2DNchwFchwOp conv : convs)
-      (void)rewriteConv(rewriter, conv);
+      (void)rewriteConv(rewriter, conv, target->amx);
   }
 };
 

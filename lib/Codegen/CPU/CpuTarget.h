@@ -10,9 +10,17 @@
 #define AMP_LIB_CODEGEN_CPU_CPUTARGET_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+
+namespace mlir::vector {
+class ContractionOp;
+} // namespace mlir::vector
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
 
 namespace mlir {
 class Operation;
@@ -45,6 +53,25 @@ constexpr llvm::StringLiteral kBf16DotContractionMarker = "__amp_bf16_dot__";
 
 /// A one-line description of `target` ("AVX-512, AVX512-BF16, no AMX").
 std::string describeCpuTarget(const CpuTarget &target);
+
+/// True when `contract` is a bf16 x bf16 -> f32 contraction in the VNNI
+/// layout of tdpbf16ps that fits AMX tiles: A indexed (m, k, pair), B
+/// (k, n, pair), C (m, n), a pair dimension of 2, at most 16 rows of 64
+/// bytes per operand (AmxTiles.cpp; amp-cpu-amx-tiles converts it).
+bool isAmxContraction(vector::ContractionOp contract);
+
+/// The register tiles of `func` that amp-cpu-amx-tiles converts: those
+/// that fit AMX tiles (amp::isAmxContraction), as long as the function's
+/// tiles fit the 8 tile registers. LLVM configures each tile register for
+/// one shape (rows x bytes per row) per function, so every shape in use
+/// needs registers of its own: as many as the most operands of that shape
+/// one contraction has live at once (its accumulator, A and B). Whole
+/// tiles (16 x 64 bytes each operand: 3 registers) go first, then the
+/// peeled remainders (M, K or both) in order while the registers last; the
+/// others take the AVX512-BF16 path. (With a tile per distinct shape,
+/// squeezenet1_1's convolutions needed 10: LLVM stopped with "ran out of
+/// registers during register allocation".)
+llvm::DenseSet<Operation *> selectAmxContractions(func::FuncOp func);
 
 } // namespace amp
 } // namespace mlir

@@ -71,6 +71,12 @@ constexpr StringLiteral kDotContractionMarker = amp::kBf16DotContractionMarker;
 /// unrolls). n_r is also the width of B's packed panels.
 constexpr int64_t kDotCacheTile[3] = {128, 128, 256};
 constexpr int64_t kDotRegisterTile[3] = {6, 64, 2};
+/// AMX register tiles (amp-cpu-amx-tiles): one tile of C, 16 rows x 16 f32,
+/// and 16 pairs of k per tdpbf16ps (A: 16 rows of 64 bytes; B: 16 rows of
+/// 16 pairs); B's panels are 16 columns wide.
+constexpr int64_t kAmxTileRows = 16;
+constexpr int64_t kAmxTileColumns = 16;
+constexpr int64_t kAmxTilePairs = 16;
 
 /// Tile sizes for `op` whose dimension groups (m, n, k) may hold several
 /// dimensions (a packed contraction): each group's target is spread over
@@ -1046,10 +1052,12 @@ struct AmpCpuTileAndVectorizePass
   /// Tiles the contraction `op` for the caches (an scf.forall over its
   /// parallel dimensions when `parallel` and it is large enough) and for the
   /// registers, peels partial register tiles, and marks the register tiles
-  /// for vectorization.
+  /// for vectorization. `kPairs` (non-zero for an AMX tile) is the register
+  /// tile's size along the outer k dimension, K/2 of a VNNI-packed
+  /// contraction (its inner one, the pair, has `reg[2]`).
   void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
                        ArrayRef<int64_t> cache, ArrayRef<int64_t> reg,
-                       Attribute marker) {
+                       Attribute marker, int64_t kPairs = 0) {
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
     if (failed(dims))
@@ -1067,6 +1075,8 @@ struct AmpCpuTileAndVectorizePass
     setInnermost(dims->m, reg[0]);
     setInnermost(dims->n, reg[1]);
     setInnermost(dims->k, reg[2]);
+    if (kPairs && dims->k.size() == 2)
+      inner[dims->k.front()] = std::min(outer[dims->k.front()], kPairs);
     // `op` is replaced by the first tiling: keep what is needed of it.
     Location loc = op.getLoc();
     FailureOr<TilingInterface> tiled =
@@ -1187,8 +1197,10 @@ struct AmpCpuTileAndVectorizePass
       for (auto [op, nk] : dots) {
         untransposeLhs(rewriter, op);
         int64_t n = op.getStaticLoopRanges()[nk.first];
-        (void)packForBf16Dot(rewriter, op, nk.first, nk.second,
-                             dotPanelWidth(n, dotReg[1]), parallel);
+        (void)packForBf16Dot(
+            rewriter, op, nk.first, nk.second,
+            target->amx ? kAmxTileColumns : dotPanelWidth(n, dotReg[1]),
+            parallel);
       }
     }
 
@@ -1219,10 +1231,12 @@ struct AmpCpuTileAndVectorizePass
       if (op->removeAttr(kDotContractionMarker)) {
         // n_r is the panel width the packing chose.
         SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-        SmallVector<int64_t> tileReg = {dotReg[0], ranges[ranges.size() - 3],
-                                        2};
+        SmallVector<int64_t> tileReg = {
+            target->amx ? kAmxTileRows : dotReg[0], ranges[ranges.size() - 3],
+            2};
         tileContraction(rewriter, op, dotCache, tileReg,
-                        rewriter.getStringAttr(kDotTile));
+                        rewriter.getStringAttr(kDotTile),
+                        target->amx ? kAmxTilePairs : 0);
       } else {
         tileContraction(rewriter, op, cache, reg, rewriter.getUnitAttr());
       }
@@ -1419,11 +1433,26 @@ struct AmpCpuTileAndVectorizePass
         rewriter.eraseOp(write);
       }
       // The ops to unroll, collected first: once the contraction is
-      // unrolled its transfers no longer feed it directly.
+      // unrolled its transfers no longer feed it directly. With AMX, the
+      // register tiles that fit a tile stay whole contractions, for
+      // amp-cpu-amx-tiles after bufferization.
+      llvm::DenseSet<Operation *> amxContracts;
+      if (target->amx)
+        amxContracts = amp::selectAmxContractions(func);
+      auto isAmx = [&](Operation *user) {
+        return user && amxContracts.contains(user);
+      };
       llvm::DenseSet<Operation *> toUnroll;
       func.walk([&](Operation *op) {
-        if (isDotTileVectorOp(op))
-          toUnroll.insert(op);
+        if (!isDotTileVectorOp(op) || isAmx(op))
+          return;
+        if (auto read = dyn_cast<vector::TransferReadOp>(op);
+            read && llvm::any_of(read->getUsers(), isAmx))
+          return;
+        if (auto write = dyn_cast<vector::TransferWriteOp>(op);
+            write && isAmx(write.getVector().getDefiningOp()))
+          return;
+        toUnroll.insert(op);
       });
       RewritePatternSet unroll(ctx);
       vector::populateVectorUnrollPatterns(

@@ -75,6 +75,10 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
       and its register tile unrolled to 1 x 16 x 1 x 2 contractions that
       upstream's packed-type dot-product patterns turn into
       `x86vector.avx512.dot` on a broadcast A pair.
+    - with AMX (`cpu-features`: host detected, or amx), the same packing
+      with 16-column panels, and register tiles of 16 x 16 x 16 pairs
+      (one AMX tile each) left as `vector.contract`s in VNNI layout for
+      `amp-cpu-amx-tiles` (after bufferization).
     - `round-accumulator-tiles` (default on): a contraction tiled into an
       `scf.forall` whose zero-filled f32 result is read only through
       `arith.truncf` to one narrow type (autocast's bf16/f16 consumers of
@@ -224,6 +228,40 @@ def AmpCpuBf16Remark : Pass<"amp-cpu-bf16-remark", "ModuleOp"> {
     Option<"cpuFeatures", "cpu-features", "std::string", /*default=*/"\"host\"",
            "Target CPU: host, generic, avx512bf16 or amx">,
   ];
+}
+
+def AmpCpuAmxTiles : Pass<"amp-cpu-amx-tiles", "func::FuncOp"> {
+  let summary = "AMX tiles for bf16 register tiles in VNNI layout (on buffers)";
+  let description = [{
+    On a CPU with AMX (`cpu-features`: host with AMX-TILE and AMX-BF16 that
+    the kernel enables, or amx; a no-op otherwise), every bf16 x bf16 -> f32
+    `vector.contract` in the VNNI layout of `tdpbf16ps` (A indexed
+    (m, k, pair), B (k, n, pair), C (m, n), a pair dimension of 2, at most
+    16 rows of 64 bytes per operand: `amp-cpu-tile-and-vectorize`'s AMX
+    register tiles) becomes `amx.tile_load` of A and B, one
+    `amx.tile_mulf` and the accumulator in a tile:
+    - an accumulator carried by the `scf.for` around the contraction (the
+      k loop, after `loop-invariant-subset-hoisting`) is carried as an
+      `!amx.tile` instead, loaded before the loop and stored after it;
+    - a tile is loaded from (stored to) the buffer of the transfer that
+      read (writes) the vector when that transfer has no mask, is in
+      bounds, maps the vector dimensions to increasing buffer dimensions
+      with the innermost contiguous (a VNNI operand's pairs included) —
+      the row stride is passed to the tile op — else through a stack
+      buffer.
+    Upstream's `convert-vector-to-amx` converts one contraction at a time
+    and loads and stores a loop-carried accumulator on every k step.
+    The tiles lower to LLVM's AMX intrinsics
+    (`convert-vector-to-llvm{enable-amx}`); the process needs the kernel's
+    AMX permission, which the CPU runtime requests when it is loaded.
+  }];
+  let options = [
+    Option<"cpuFeatures", "cpu-features", "std::string", /*default=*/"\"host\"",
+           "Target CPU features: host (detected), generic, avx512bf16 or amx">,
+  ];
+  let dependentDialects = ["::mlir::amx::AMXDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::ub::UBDialect", "::mlir::vector::VectorDialect"];
 }
 
 def AmpCpuFlattenPairTransfers : Pass<"amp-cpu-flatten-pair-transfers", "func::FuncOp"> {
