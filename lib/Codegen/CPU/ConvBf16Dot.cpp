@@ -31,15 +31,13 @@ using namespace mlir;
 
 namespace {
 
-/// The panel width n_r for P output positions: 64, or 48/32/16 where that
-/// pads P much less (as amp-cpu-tile-and-vectorize's dotPanelWidth); 16,
-/// one AMX tile's columns, with AMX.
+/// The panel width n_r for P output positions: 64 (32, two AMX tiles'
+/// columns, with AMX), or 48/32/16 where that pads P much less (as
+/// amp-cpu-tile-and-vectorize's dotPanelWidth).
 int64_t panelWidth(int64_t p, bool amx) {
-  if (amx)
-    return 16;
   auto padded = [&](int64_t w) { return llvm::divideCeil(p, w) * w; };
   int64_t best = padded(16);
-  for (int64_t w = 64; w > 16; w -= 16)
+  for (int64_t w = amx ? 32 : 64; w > 16; w -= 16)
     if (padded(w) * 8 <= best * 9)
       return w;
   return 16;

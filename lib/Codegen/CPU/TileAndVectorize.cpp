@@ -71,11 +71,12 @@ constexpr StringLiteral kDotContractionMarker = amp::kBf16DotContractionMarker;
 /// unrolls). n_r is also the width of B's packed panels.
 constexpr int64_t kDotCacheTile[3] = {128, 128, 256};
 constexpr int64_t kDotRegisterTile[3] = {6, 64, 2};
-/// AMX register tiles (amp-cpu-amx-tiles): one tile of C, 16 rows x 16 f32,
-/// and 16 pairs of k per tdpbf16ps (A: 16 rows of 64 bytes; B: 16 rows of
-/// 16 pairs); B's panels are 16 columns wide.
-constexpr int64_t kAmxTileRows = 16;
-constexpr int64_t kAmxTileColumns = 16;
+/// AMX register tiles (amp-cpu-amx-tiles): a block of 2 x 2 tiles of C, 32
+/// rows x 32 f32, and 16 pairs of k per tdpbf16ps (A: 32 rows of 64 bytes;
+/// B: 16 rows of 32 pairs); B's panels are 32 columns wide (16 where that
+/// pads N much less).
+constexpr int64_t kAmxTileRows = 32;
+constexpr int64_t kAmxTileColumns = 32;
 constexpr int64_t kAmxTilePairs = 16;
 
 /// Tile sizes for `op` whose dimension groups (m, n, k) may hold several
@@ -1199,7 +1200,7 @@ struct AmpCpuTileAndVectorizePass
         int64_t n = op.getStaticLoopRanges()[nk.first];
         (void)packForBf16Dot(
             rewriter, op, nk.first, nk.second,
-            target->amx ? kAmxTileColumns : dotPanelWidth(n, dotReg[1]),
+            dotPanelWidth(n, target->amx ? kAmxTileColumns : dotReg[1]),
             parallel);
       }
     }
