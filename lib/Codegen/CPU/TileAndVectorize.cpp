@@ -1232,9 +1232,8 @@ struct AmpCpuTileAndVectorizePass
       if (op->removeAttr(kDotContractionMarker)) {
         // n_r is the panel width the packing chose.
         SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-        SmallVector<int64_t> tileReg = {
-            target->amx ? kAmxTileRows : dotReg[0], ranges[ranges.size() - 3],
-            2};
+        SmallVector<int64_t> tileReg = {target->amx ? kAmxTileRows : dotReg[0],
+                                        ranges[ranges.size() - 3], 2};
         tileContraction(rewriter, op, dotCache, tileReg,
                         rewriter.getStringAttr(kDotTile),
                         target->amx ? kAmxTilePairs : 0);
