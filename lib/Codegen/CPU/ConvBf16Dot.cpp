@@ -99,15 +99,18 @@ LogicalResult rewriteConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 
   // 1. The patches in VNNI layout: col[b, pb, k2, pr, t] =
   // input[b, ci, oh*sh + kh*dh, ow*sw + kw*dw] for p = pb*n_r + pr and
-  // k = 2*k2 + t = (ci, kh, kw), zero past P or K. Loops (b, pb, k2, t, pr):
-  // the innermost walks the output positions, contiguous input rows.
+  // k = 2*k2 + t = (ci, kh, kw), zero past P or K. Loops (b, pb, k2, pr, t),
+  // the order of `col` itself: its writes are contiguous. (Loops (b, pb, k2,
+  // t, pr), the input rows walked contiguously and col written 4 bytes
+  // apart, took 2.5x longer: the digits CNN's weight-gradient patches,
+  // 16 x 512 x 16 x 2, 0.22 -> 0.085 ms on an AMX Xeon.)
   using utils::IteratorType;
   auto colType = RankedTensorType::get({n, pPadded / nr, k2, nr, 2}, bf16);
   Value colInit =
       tensor::EmptyOp::create(rewriter, loc, colType.getShape(), bf16);
   AffineExpr d0, d1, d2, d3, d4, d5;
   bindDims(ctx, d0, d1, d2, d3, d4, d5);
-  AffineMap colMap = AffineMap::get(5, 0, {d0, d1, d2, d4, d3}, ctx);
+  AffineMap colMap = AffineMap::get(5, 0, {d0, d1, d2, d3, d4}, ctx);
   Value col =
       linalg::GenericOp::create(
           rewriter, loc, TypeRange{colType}, ValueRange{}, ValueRange{colInit},
@@ -118,8 +121,8 @@ LogicalResult rewriteConv(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
               return linalg::IndexOp::create(b, l, d);
             };
             auto cst = [&](int64_t v) { return indexConst(b, l, v); };
-            Value ib = idx(0), ipb = idx(1), ik2 = idx(2), it = idx(3),
-                  ipr = idx(4);
+            Value ib = idx(0), ipb = idx(1), ik2 = idx(2), ipr = idx(3),
+                  it = idx(4);
             Value pos = arith::AddIOp::create(
                 b, l, arith::MulIOp::create(b, l, ipb, cst(nr)), ipr);
             Value kk = arith::AddIOp::create(
