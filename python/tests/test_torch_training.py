@@ -335,6 +335,32 @@ def test_error_frozen_parameter():
         _compile(model, opt=torch.optim.SGD(model.parameters(), lr=0.1))
 
 
+class _Tied(nn.Module):
+    """An output projection tied to the embedding (GPT-2's lm_head)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 8)
+        self.head = nn.Linear(8, 50, bias=False)
+        self.head.weight = self.emb.weight
+
+    def forward(self, i):
+        return self.head(self.emb(i))
+
+
+def test_error_tied_parameters():
+    # The export gives each name of the shared tensor a gradient of its own;
+    # updating the tensor from one of them would train it wrongly, silently.
+    model = _Tied()
+    x = torch.randint(0, 50, (4, 9))
+    y = torch.randint(0, 50, (4, 9))
+    with pytest.raises(NotImplementedError,
+                       match=r"tied parameters .*emb.weight = head.weight"):
+        compile_train_step(
+            model, lambda m, x, y: F.cross_entropy(m(x).reshape(-1, 50), y.reshape(-1)),
+            torch.optim.SGD(model.parameters(), lr=0.1), (x, y))
+
+
 @pytest.mark.parametrize("make,match", [
     (lambda p: torch.optim.RMSprop(p), "optimizer RMSprop is not supported.*SGD"),
     (lambda p: torch.optim.SGD(p, lr=0.1, maximize=True), r"maximize=True"),

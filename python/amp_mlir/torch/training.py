@@ -228,8 +228,21 @@ class TrainStep:
         if named and all(p.requires_grad for _, p in named):
             rule = _optimizer(optimizer, [n for n, _ in named], [p for _, p in named])
         joint = export_joint(model, loss_fn, example_args)  # checks requires_grad
-        by_name = dict(model.named_parameters())
+        # Every name of a tied parameter (an output projection sharing the
+        # embedding's weight): the export lists each name as a parameter of
+        # its own, with a gradient of its own.
+        by_name = dict(model.named_parameters(remove_duplicate=False))
         params = [by_name[n[len("model."):]] for n in joint.param_names]
+        tied = {}
+        for n, p in zip(joint.param_names, params):
+            tied.setdefault(id(p), []).append(n[len("model."):])
+        tied = [names for names in tied.values() if len(names) > 1]
+        if tied:
+            raise NotImplementedError(
+                "tied parameters (one tensor under several names: "
+                + "; ".join(" = ".join(names) for names in tied)
+                + ") are not supported by the amp-mlir training step yet: their "
+                "gradients would have to be summed before the optimizer update")
         buffers = dict(model.named_buffers())
         buffer_values = [buffers[n[len("model."):]] for n in joint.buffer_names]
         joint.buffer_types = [_type_of(b) for b in buffer_values]
