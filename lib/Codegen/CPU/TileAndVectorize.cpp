@@ -82,7 +82,12 @@ constexpr int64_t kAmxTilePairs = 16;
 /// Tile sizes for `op` whose dimension groups (m, n, k) may hold several
 /// dimensions (a packed contraction): each group's target is spread over
 /// its dimensions from the innermost out, each taking the largest divisor
-/// of its extent within what is left of the target.
+/// of its extent within what is left of the target (cache tiles must
+/// divide: a partial cache tile has a dynamic size, and its register tiles
+/// could not be vectorized). An extent whose divisors are all far below the
+/// target (a prime such as 257 output channels: 1) and that is at most 4
+/// targets is one tile instead: its register tiles then have their full
+/// size, where tiles of 1 row fell off the vector paths altogether.
 SmallVector<int64_t> groupTileSizes(linalg::LinalgOp op,
                                     const linalg::ContractionDimensions &dims,
                                     ArrayRef<int64_t> mnk) {
@@ -91,6 +96,9 @@ SmallVector<int64_t> groupTileSizes(linalg::LinalgOp op,
   auto spread = [&](ArrayRef<unsigned> group, int64_t target) {
     for (unsigned d : llvm::reverse(group)) {
       sizes[d] = amp::largestDivisorAtMost(ranges[d], target);
+      if (sizes[d] * 8 < std::min(target, ranges[d]) &&
+          ranges[d] <= 4 * target)
+        sizes[d] = ranges[d];
       target = std::max<int64_t>(1, target / sizes[d]);
     }
   };

@@ -205,3 +205,18 @@ func.func @depthwise(%i: tensor<2x4x4x3xf32>, %w: tensor<3x3x3xf32>, %o: tensor<
   %r = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%i, %w : tensor<2x4x4x3xf32>, tensor<3x3x3xf32>) outs(%o : tensor<2x2x2x3xf32>) -> tensor<2x2x2x3xf32>
   return %r : tensor<2x2x2x3xf32>
 }
+
+// -----
+
+// A prime extent (257 rows: 257 output channels of a convolution): its only
+// divisors below the cache tile are 1 and itself, so it is one cache tile
+// of 257 rows, and the register tiles keep their 6 rows (42 of them and a
+// peeled tile of 5), not 257 tiles of one row each.
+// CHECK-LABEL: func.func @prime_rows
+// CHECK: vector.contract {{.*}} : vector<6x8xf32>, vector<8x16xf32> into vector<6x16xf32>
+// CHECK: vector.contract {{.*}} : vector<5x8xf32>, vector<8x16xf32> into vector<5x16xf32>
+// CHECK-NOT: vector<1x8xf32>, vector<8x16xf32> into vector<1x16xf32>
+func.func @prime_rows(%a: tensor<257x64xf32>, %b: tensor<64x64xf32>, %c: tensor<257x64xf32>) -> tensor<257x64xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<257x64xf32>, tensor<64x64xf32>) outs(%c : tensor<257x64xf32>) -> tensor<257x64xf32>
+  return %r : tensor<257x64xf32>
+}
