@@ -79,9 +79,13 @@ def backend(mode="graph", autocast=None):
         if any(t.device.type != "cpu" for t in example_inputs):
             return _fallback(gm, "inputs not on the CPU")
         try:
+            # Traced on the real inputs (one eager run of the graph): tracing
+            # with fake tensors inside Dynamo's compile left a guard on a
+            # name of make_fx's own ("input0") in graphs with a Conv2d, and
+            # torch.compile stopped with "Guard failed on the same frame".
             with torch.no_grad():
                 aten = make_fx(gm, decomposition_table=get_decomposition_table(),
-                               tracing_mode="fake")(*example_inputs)
+                               tracing_mode="real")(*example_inputs)
             outputs = [n for n in aten.graph.nodes if n.op == "output"][0].args[0]
             tuple_output = isinstance(outputs, (tuple, list))
             if not tuple_output:
