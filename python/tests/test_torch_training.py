@@ -348,17 +348,34 @@ class _Tied(nn.Module):
         return self.head(self.emb(i))
 
 
-def test_error_tied_parameters():
-    # The export gives each name of the shared tensor a gradient of its own;
-    # updating the tensor from one of them would train it wrongly, silently.
+@pytest.mark.parametrize("autocast,tol", [(None, 1e-5), (("cpu", "bfloat16"), 2e-2)])
+def test_tied_parameters_match_pytorch(autocast, tol):
+    # One tensor under two names: the export gives each name a gradient of
+    # its own; the step sums them into one update, as autograd does.
+    torch.manual_seed(0)
     model = _Tied()
+    ref = copy.deepcopy(model)
     x = torch.randint(0, 50, (4, 9))
     y = torch.randint(0, 50, (4, 9))
-    with pytest.raises(NotImplementedError,
-                       match=r"tied parameters .*emb.weight = head.weight"):
-        compile_train_step(
-            model, lambda m, x, y: F.cross_entropy(m(x).reshape(-1, 50), y.reshape(-1)),
-            torch.optim.SGD(model.parameters(), lr=0.1), (x, y))
+
+    def loss(m, x, y):
+        return F.cross_entropy(m(x).reshape(-1, 50), y.reshape(-1))
+
+    step = compile_train_step(model, loss, torch.optim.SGD(model.parameters(), lr=0.05,
+                                                           momentum=0.9),
+                              (x, y), autocast=autocast)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.05, momentum=0.9)
+    for _ in range(3):
+        got = step(x, y)
+        ref_opt.zero_grad()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast is not None):
+            want = loss(ref, x, y)
+        want.backward()
+        ref_opt.step()
+        assert abs(float(got) - float(want)) <= tol * abs(float(want))
+    step.sync()
+    assert model.head.weight is model.emb.weight
+    assert rel_l2(model.emb.weight.detach(), ref.emb.weight.detach()) < tol
 
 
 @pytest.mark.parametrize("make,match", [

@@ -74,7 +74,7 @@ def _memref(tensor_type):
 
 
 def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling,
-                    world_size=None):
+                    world_size=None, tied=None):
     """The module text: the joint graph (private ``@joint``) and the public
     ``@train_step``.
 
@@ -89,9 +89,16 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling,
     With ``world_size`` (data-parallel, docs/Distributed.md) the gradients
     are averaged over the ranks of ``shard.grid @amp_dp`` and the skip
     decision is the ranks' vote (:func:`amp_mlir.training.data_parallel_lines`).
+
+    ``tied`` (tied parameters: one tensor under several names) gives, for
+    each parameter of the joint graph, the index of its tensor in ``shapes``
+    (one entry per distinct tensor): the step passes that tensor for each of
+    its names and updates it once with the sum of their gradients, as
+    PyTorch's autograd accumulates them into the one ``.grad``.
     """
     np_, ns = len(shapes), len(optimizer_rule.state_specs(shapes))
     ptypes = [_tensor_type(s) for s in shapes]
+    tied = tied if tied is not None else list(range(np_))
     stypes = [_tensor_type(s) for _, s in optimizer_rule.state_specs(shapes)]
     pnames = [f"%p{i}" for i in range(np_)]
     snames = [f"%st{i}" for i in range(ns)]
@@ -116,10 +123,11 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling,
         lines.append("    %seed = amp.scale_loss %one, %scale : tensor<f32>")
     else:
         lines.append("    %seed = arith.constant dense<1.0> : tensor<f32>")
+    joint_ptypes = [ptypes[u] for u in tied]
     call_types = [joint.buffer_types[i] for i in mutated] + \
-        ["tensor<f32>", "tensor<f32>"] + ptypes
-    call_args = pnames + bnames + anames + [seed]
-    in_types = ptypes + list(joint.buffer_types) + list(arg_types) + ["tensor<f32>"]
+        ["tensor<f32>", "tensor<f32>"] + joint_ptypes
+    call_args = [pnames[u] for u in tied] + bnames + anames + [seed]
+    in_types = joint_ptypes + list(joint.buffer_types) + list(arg_types) + ["tensor<f32>"]
     call = (f"func.call @joint({', '.join(call_args)}) : ({', '.join(in_types)}) -> "
             f"({', '.join(call_types)})")
     n = len(call_types)
@@ -135,7 +143,17 @@ def build_step_mlir(joint, optimizer_rule, shapes, arg_types, autocast, scaling,
         lines.append(f"    %j:{n} = {call}")
     nm = len(mutated)
     loss = f"%j#{nm + 1}"
-    grads = [f"%j#{nm + 2 + i}" for i in range(np_)]
+    # Each tensor's gradient: the sum of its names' (tied parameters).
+    grads = []
+    for u, t in enumerate(ptypes):
+        parts = [f"%j#{nm + 2 + i}" for i, v in enumerate(tied) if v == u]
+        total = parts[0]
+        for k, part in enumerate(parts[1:]):
+            lines.append(f"    %tied{u}_e{k} = tensor.empty() : {t}")
+            lines.append(f"    %tied{u}_s{k} = linalg.add ins({total}, {part} : {t}, {t}) "
+                         f"outs(%tied{u}_e{k} : {t}) -> {t}")
+            total = f"%tied{u}_s{k}"
+        grads.append(total)
     e = _Emitter()
     kept, kept_types = pnames + snames, ptypes + stypes
     flag = "%found_inf"
@@ -233,16 +251,14 @@ class TrainStep:
         # its own, with a gradient of its own.
         by_name = dict(model.named_parameters(remove_duplicate=False))
         params = [by_name[n[len("model."):]] for n in joint.param_names]
-        tied = {}
-        for n, p in zip(joint.param_names, params):
-            tied.setdefault(id(p), []).append(n[len("model."):])
-        tied = [names for names in tied.values() if len(names) > 1]
-        if tied:
-            raise NotImplementedError(
-                "tied parameters (one tensor under several names: "
-                + "; ".join(" = ".join(names) for names in tied)
-                + ") are not supported by the amp-mlir training step yet: their "
-                "gradients would have to be summed before the optimizer update")
+        # Tied parameters: each tensor once, its names' gradients summed.
+        index, unique, tied = {}, [], []
+        for p in params:
+            if id(p) not in index:
+                index[id(p)] = len(unique)
+                unique.append(p)
+            tied.append(index[id(p)])
+        params = unique
         buffers = dict(model.named_buffers())
         buffer_values = [buffers[n[len("model."):]] for n in joint.buffer_names]
         joint.buffer_types = [_type_of(b) for b in buffer_values]
@@ -252,7 +268,8 @@ class TrainStep:
         self.mlir = build_step_mlir(joint, rule, shapes,
                                     [_type_of(a) for a in example_args],
                                     self._autocast, self._scaling,
-                                    world_size=self.comm.size if self.comm else None)
+                                    world_size=self.comm.size if self.comm else None,
+                                    tied=tied)
         if self.comm is not None:
             self.comm.check_same(self.mlir, "training steps")
         module = Context().parse(self.mlir, source_name="train_step")
