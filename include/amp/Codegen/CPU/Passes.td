@@ -76,9 +76,11 @@ def AmpCpuTileAndVectorize : Pass<"amp-cpu-tile-and-vectorize", "func::FuncOp"> 
       upstream's packed-type dot-product patterns turn into
       `x86vector.avx512.dot` on a broadcast A pair.
     - with AMX (`cpu-features`: host detected, or amx), the same packing
-      with 16-column panels, and register tiles of 16 x 16 x 16 pairs
-      (one AMX tile each) left as `vector.contract`s in VNNI layout for
-      `amp-cpu-amx-tiles` (after bufferization).
+      with 32-column panels (16 where that pads N much less), and register
+      tiles of 32 x 32 x 16 pairs (2 x 2 AMX tiles of C) left as
+      `vector.contract`s in VNNI layout for `amp-cpu-amx-tiles` (after
+      bufferization), as many as the function's tile shapes allow (see
+      there); the others take the AVX512-BF16 path.
     - `round-accumulator-tiles` (default on): a contraction tiled into an
       `scf.forall` whose zero-filled f32 result is read only through
       `arith.truncf` to one narrow type (autocast's bf16/f16 consumers of
@@ -236,19 +238,24 @@ def AmpCpuAmxTiles : Pass<"amp-cpu-amx-tiles", "func::FuncOp"> {
     On a CPU with AMX (`cpu-features`: host with AMX-TILE and AMX-BF16 that
     the kernel enables, or amx; a no-op otherwise), every bf16 x bf16 -> f32
     `vector.contract` in the VNNI layout of `tdpbf16ps` (A indexed
-    (m, k, pair), B (k, n, pair), C (m, n), a pair dimension of 2, at most
-    16 rows of 64 bytes per operand: `amp-cpu-tile-and-vectorize`'s AMX
-    register tiles) becomes `amx.tile_load` of A and B, one
-    `amx.tile_mulf` and the accumulator in a tile:
+    (m, k, pair), B (k, n, pair), C (m, n), a pair dimension of 2; M and N
+    at most 32, K/2 at most 16: `amp-cpu-tile-and-vectorize`'s AMX
+    register tiles) becomes a block of up to 2 x 2 C tiles (16 x 16 f32):
+    `amx.tile_load`s of B's column tiles and A's row tiles and one
+    `amx.tile_mulf` per C tile, as long as the function's tile shapes fit
+    the 8 tile registers (LLVM gives each register one shape per function
+    and does not spill tiles; whole blocks first, the rest stays vector
+    code):
     - an accumulator carried by the `scf.for` around the contraction (the
-      k loop, after `loop-invariant-subset-hoisting`) is carried as an
-      `!amx.tile` instead, loaded before the loop and stored after it;
-    - a tile is loaded from (stored to) the buffer of the transfer that
-      read (writes) the vector when that transfer has no mask, is in
+      k loop, after `loop-invariant-subset-hoisting`) is carried as
+      `!amx.tile`s instead, loaded before the loop and stored after it;
+    - tiles are loaded where they are used, from the buffer of the
+      transfer that read the vector when that transfer has no mask, is in
       bounds, maps the vector dimensions to increasing buffer dimensions
-      with the innermost contiguous (a VNNI operand's pairs included) —
-      the row stride is passed to the tile op — else through a stack
-      buffer.
+      with the innermost contiguous (a VNNI operand's pairs included) and
+      nothing may write the buffer in between (alias analysis) — the row
+      stride is passed to the tile op — else from a stack copy made where
+      the vector is defined; results are stored the same way.
     Upstream's `convert-vector-to-amx` converts one contraction at a time
     and loads and stores a loop-carried accumulator on every k step.
     The tiles lower to LLVM's AMX intrinsics
