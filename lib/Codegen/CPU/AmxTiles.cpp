@@ -557,14 +557,10 @@ struct AmpCpuAmxTilesPass
   using Base::Base;
 
   void runOnOperation() override {
-    FailureOr<amp::CpuTarget> target = amp::getCpuTarget(cpuFeatures);
-    if (failed(target)) {
-      emitError(getOperation().getLoc())
-          << "amp-cpu-amx-tiles: cpu-features must be host, generic, "
-             "avx512bf16 or amx, got '"
-          << cpuFeatures << "'";
+    FailureOr<amp::CpuTarget> target =
+        amp::getCpuTarget(cpuFeatures, getOperation(), "amp-cpu-amx-tiles");
+    if (failed(target))
       return signalPassFailure();
-    }
     if (!target->amx)
       return;
     // The contractions that fit tiles and the tile registers, in order.

@@ -221,14 +221,10 @@ struct AmpCpuConvBf16DotPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    FailureOr<amp::CpuTarget> target = amp::getCpuTarget(cpuFeatures);
-    if (failed(target)) {
-      emitError(func.getLoc())
-          << "amp-cpu-conv-bf16-dot: cpu-features must be host, generic, "
-             "avx512bf16 or amx, got '"
-          << cpuFeatures << "'";
+    FailureOr<amp::CpuTarget> target =
+        amp::getCpuTarget(cpuFeatures, getOperation(), "amp-cpu-conv-bf16-dot");
+    if (failed(target))
       return signalPassFailure();
-    }
     if (!target->avx512bf16)
       return;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;

@@ -8,6 +8,8 @@
 
 #include "CpuTarget.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -54,6 +56,17 @@ FailureOr<CpuTarget> mlir::amp::getCpuTarget(llvm::StringRef features) {
       has("avx512f") && has("avx512bw") && has("avx512vl") && has("avx512dq");
   target.avx512bf16 = target.avx512 && has("avx512bf16");
   target.amx = has("amx-tile") && has("amx-bf16") && kernelSupportsAmx();
+  return target;
+}
+
+FailureOr<CpuTarget> mlir::amp::getCpuTarget(llvm::StringRef features,
+                                             Operation *op,
+                                             llvm::StringRef pass) {
+  FailureOr<CpuTarget> target = getCpuTarget(features);
+  if (failed(target))
+    emitError(op->getLoc())
+        << pass << ": cpu-features must be host, generic, avx512bf16 or amx, "
+        << "got '" << features << "'";
   return target;
 }
 

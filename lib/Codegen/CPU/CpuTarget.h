@@ -51,6 +51,12 @@ FailureOr<CpuTarget> getCpuTarget(llvm::StringRef features);
 /// tiles: set by that pass's own packing and by amp-cpu-conv-bf16-dot.
 constexpr llvm::StringLiteral kBf16DotContractionMarker = "__amp_bf16_dot__";
 
+/// getCpuTarget for the `cpu-features` option of the pass `pass` run on
+/// `op`: an error at `op`'s location naming the pass and the valid values
+/// when `features` is none of them.
+FailureOr<CpuTarget> getCpuTarget(llvm::StringRef features, Operation *op,
+                                  llvm::StringRef pass);
+
 /// A one-line description of `target` ("AVX-512, AVX512-BF16, no AMX").
 std::string describeCpuTarget(const CpuTarget &target);
 

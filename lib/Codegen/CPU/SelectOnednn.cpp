@@ -33,14 +33,10 @@ struct AmpCpuSelectOnednnPass
   using Base::Base;
 
   void runOnOperation() override {
-    FailureOr<CpuTarget> target = getCpuTarget(cpuFeatures);
-    if (failed(target)) {
-      getOperation().emitError()
-          << "amp-cpu-select-onednn: cpu-features must be host, generic, "
-             "avx512bf16 or amx, got '"
-          << cpuFeatures << "'";
+    FailureOr<CpuTarget> target =
+        getCpuTarget(cpuFeatures, getOperation(), "amp-cpu-select-onednn");
+    if (failed(target))
       return signalPassFailure();
-    }
     llvm::StringSet<> said;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics())

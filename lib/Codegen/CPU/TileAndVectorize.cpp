@@ -1174,14 +1174,10 @@ struct AmpCpuTileAndVectorizePass
 
     // 2a. On a CPU with AVX512-BF16, bf16 x bf16 -> f32 contractions get
     // B packed in VNNI layout for vdpbf16ps (x86vector.avx512.dot).
-    FailureOr<amp::CpuTarget> target = amp::getCpuTarget(cpuFeatures);
-    if (failed(target)) {
-      emitError(func.getLoc())
-          << "amp-cpu-tile-and-vectorize: cpu-features must be host, "
-             "generic, avx512bf16 or amx, got '"
-          << cpuFeatures << "'";
+    FailureOr<amp::CpuTarget> target = amp::getCpuTarget(
+        cpuFeatures, getOperation(), "amp-cpu-tile-and-vectorize");
+    if (failed(target))
       return signalPassFailure();
-    }
     SmallVector<int64_t> dotCache, dotReg;
     if (failed(readTile(dotCacheTile, kDotCacheTile, dotCache,
                         "dot-cache-tile")) ||
